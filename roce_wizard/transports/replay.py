@@ -1,0 +1,145 @@
+"""Replay transport: answers commands from recorded outputs instead of a live host.
+
+Used by unit tests, by `doctor --replay FILE` (a recorded sample cluster) and to re-run checks on
+what a previous run saw (`--replay RUN_DIR`: the run log's raw/*.json are recordings too).
+
+Recording file (YAML or JSON)::
+
+    targets:
+      esx-01:
+        connect_error: {kind: refused, message: "..."}   # optional: the target is unreachable
+        delay_s: 0.0                                       # optional: per command
+        commands:
+          "esxcli --formatter=csv software vib list":
+            stdout: "..."
+            exit_status: 0          # optional, default 0
+            stderr: ""              # optional
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from roce_wizard.model import Target
+from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
+
+
+@dataclass
+class TargetRecording:
+    commands: dict[str, dict[str, Any]] = field(default_factory=dict)
+    connect_error: dict[str, str] | None = None
+    delay_s: float = 0.0
+
+
+class ReplaySession:
+    def __init__(self, target: Target, recording: TargetRecording, transport: ReplayTransport):
+        self.target = target
+        self.recording = recording
+        self.transport = transport
+
+    async def run(self, command: str, timeout: float | None = None) -> CommandResult:
+        self.transport.commands_run.append((self.target.name, command))
+        if self.recording.delay_s:
+            if timeout is not None and self.recording.delay_s > timeout:
+                await asyncio.sleep(timeout)
+                return CommandResult(command, "", "", None, timeout, timed_out=True)
+            await asyncio.sleep(self.recording.delay_s)
+        answer = self.recording.commands.get(command)
+        if answer is None:
+            return CommandResult(command, "", f"replay: no recorded output for: {command}", 1, 0.0)
+        return CommandResult(
+            command=command,
+            stdout=answer.get("stdout", ""),
+            stderr=answer.get("stderr", ""),
+            exit_status=answer.get("exit_status", 0),
+            duration_s=float(answer.get("duration_s", 0.0)),
+            timed_out=bool(answer.get("timed_out", False)),
+        )
+
+    async def close(self) -> None:
+        return None
+
+
+class ReplayTransport:
+    """A Transport over recordings; counts connects so tests can assert the concurrency bound."""
+
+    def __init__(self, recordings: dict[str, TargetRecording], max_concurrent_connects: int = 16,
+                 connect_delay_s: float = 0.0):
+        self.recordings = recordings
+        self.commands_run: list[tuple[str, str]] = []
+        self.connects = 0
+        self.peak_connects = 0
+        self._active = 0
+        self._semaphore = asyncio.Semaphore(max_concurrent_connects)
+        self._sessions: dict[str, ReplaySession] = {}
+        self._connect_delay_s = connect_delay_s
+
+    async def session(self, target: Target) -> ReplaySession:
+        if target.name in self._sessions:
+            return self._sessions[target.name]
+        async with self._semaphore:
+            self._active += 1
+            self.peak_connects = max(self.peak_connects, self._active)
+            try:
+                if self._connect_delay_s:
+                    await asyncio.sleep(self._connect_delay_s)
+                self.connects += 1
+                recording = self.recordings.get(target.name)
+                if recording is None:
+                    raise TransportError(ConnectErrorKind.UNREACHABLE, target,
+                                         f"replay: no recording for target {target.name}")
+                if recording.connect_error:
+                    kind = ConnectErrorKind(recording.connect_error.get("kind", "unreachable"))
+                    raise TransportError(kind, target, recording.connect_error.get("message", kind.value))
+                session = ReplaySession(target, recording, self)
+                self._sessions[target.name] = session
+                return session
+            finally:
+                self._active -= 1
+
+    async def close(self) -> None:
+        self._sessions.clear()
+
+    # ------------------------------------------------------------------ loading
+
+    @classmethod
+    def from_file(cls, path: str | Path, **kw: Any) -> ReplayTransport:
+        path = Path(path)
+        if path.is_dir():
+            return cls.from_run_dir(path, **kw)
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        if not isinstance(data, dict) or not isinstance(data.get("targets"), dict):
+            raise ValueError(f"{path}: expected a mapping with `targets:` (target name -> recording)")
+        recordings = {}
+        for name, rec in data["targets"].items():
+            rec = rec or {}
+            recordings[str(name)] = TargetRecording(
+                commands={str(k): (v if isinstance(v, dict) else {"stdout": str(v)})
+                          for k, v in (rec.get("commands") or {}).items()},
+                connect_error=rec.get("connect_error"),
+                delay_s=float(rec.get("delay_s", 0.0)),
+            )
+        return cls(recordings, **kw)
+
+    @classmethod
+    def from_run_dir(cls, run_dir: str | Path, **kw: Any) -> ReplayTransport:
+        """Recordings from a run directory's raw/<target>/*.json (what a doctor run saw)."""
+        recordings: dict[str, TargetRecording] = {}
+        raw = Path(run_dir) / "raw"
+        for target_dir in sorted(p for p in raw.iterdir() if p.is_dir()) if raw.is_dir() else []:
+            rec = TargetRecording()
+            for f in sorted(target_dir.glob("*.json")):
+                entry = json.loads(f.read_text(encoding="utf-8"))
+                if entry.get("connect_error"):
+                    rec.connect_error = entry["connect_error"]
+                elif "command" in entry:
+                    rec.commands[entry["command"]] = entry
+            recordings[target_dir.name] = rec
+        return cls(recordings, **kw)
