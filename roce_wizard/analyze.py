@@ -1,0 +1,142 @@
+"""Offline judgement of pasted tool outputs, run directories and support bundles.
+
+Files in one directory are taken as one machine's outputs: an `mlxconfig -e query` alone judges
+RW205–RW207 and pending reboot; with a module-params file beside it, RW208 too.
+A run directory's raw/<target>/<probe>.json records are read with the probe's own parser.
+"""
+
+from __future__ import annotations
+
+import json
+import tarfile
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from roce_wizard.engine import analyzable, evaluate_check
+from roce_wizard.model import Facts, Finding, LoadedCheck, Policy, Status
+from roce_wizard.parsers import PARSERS, ParseError
+from roce_wizard.parsers.detect import UNKNOWN, detect, strip_annotations
+from roce_wizard.probes import PROBES
+
+MAX_BYTES = 8 * 1024 * 1024  # a pasted output larger than this is not a tool output we read
+
+
+@dataclass
+class AnalyzedFile:
+    path: str
+    kind: str
+    facts: dict[str, Any] | None
+    group: str
+    raw: str = ""
+    error: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "facts": self.facts,
+            "error": self.error,
+            "findings": [
+                {"check": f.check, "status": f.status.value, "summary": f.summary, "subject": f.subject,
+                 "observed": f.observed, "expected": f.expected, "fix": f.fix}
+                for f in self.findings
+            ],
+        }
+
+
+def _iter_files(paths: Iterable[Path], tmp: Path) -> Iterable[tuple[Path, str]]:
+    """(file, group) pairs; a directory's files form one group; a .tar.gz bundle is unpacked."""
+    for path in paths:
+        if path.is_dir():
+            for f in sorted(p for p in path.rglob("*") if p.is_file()):
+                if f.name in ("results.json", "events.jsonl", "latest") or f.name.startswith("."):
+                    continue
+                yield f, str(f.parent)
+        elif path.name.endswith((".tar.gz", ".tgz")):
+            dest = tmp / path.name
+            with tarfile.open(path) as tar:
+                tar.extractall(dest, filter="data")
+            yield from _iter_files([dest], tmp)
+        else:
+            yield path, str(path.parent)
+
+
+def read_one(path: Path, group: str) -> AnalyzedFile:
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return AnalyzedFile(str(path), UNKNOWN, None, group, error=f"larger than {MAX_BYTES} bytes")
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return AnalyzedFile(str(path), UNKNOWN, None, group, error=str(exc))
+    kind = None
+    if path.suffix == ".json":
+        record = _run_record(text)
+        if record is not None:  # a run-log raw record: the probe that ran it names the kind
+            probe = path.stem.split(".", 1)[0]
+            text = record
+            kind = PROBES[probe].parser if probe in PROBES else None
+    text = strip_annotations(text)
+    if kind is None:
+        kind = detect(text).kind
+    if kind == UNKNOWN:
+        return AnalyzedFile(str(path), UNKNOWN, None, group, raw=text)
+    try:
+        facts = PARSERS[kind].parse(text)
+    except ParseError as exc:
+        return AnalyzedFile(str(path), kind, None, group, raw=text, error=str(exc))
+    return AnalyzedFile(str(path), kind, facts, group, raw=text)
+
+
+def _run_record(text: str) -> str | None:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(data, dict) and "command" in data and "stdout" in data and data.get("exit_status") == 0:
+        return str(data["stdout"])
+    return None
+
+
+def analyze_paths(paths: Iterable[str | Path], checks: dict[str, LoadedCheck], policy: Policy) -> list[AnalyzedFile]:
+    with tempfile.TemporaryDirectory(prefix="roce-wizard-analyze-") as tmp:
+        files = [read_one(f, group) for f, group in _iter_files([Path(p) for p in paths], Path(tmp))]
+    groups: dict[str, list[AnalyzedFile]] = {}
+    for f in files:
+        groups.setdefault(f.group, []).append(f)
+    for members in groups.values():
+        judge_group(members, checks, policy)
+    return files
+
+
+def judge_group(members: list[AnalyzedFile], checks: dict[str, LoadedCheck], policy: Policy) -> None:
+    """Evaluate every check whose facts the group holds; file each finding under the files it read."""
+    data: dict[str, Any] = {}
+    raw: dict[str, str] = {}
+    owners: dict[str, list[AnalyzedFile]] = {}
+    for f in members:
+        if f.facts is None:
+            continue
+        # two files of one kind in a directory: the later one wins for judging, both keep their facts
+        data[f.kind] = f.facts
+        raw[f.kind] = f.raw
+        owners.setdefault(f.kind, []).append(f)
+    kinds = set(data)
+    for check in checks.values():
+        if not analyzable(check, kinds):
+            continue
+        findings = evaluate_check(check, Facts(data=dict(data), target=None, raw=raw), policy)
+        findings = [f for f in findings if not (f.status is Status.SKIP and "not applicable" in f.summary)]
+        used = [k for k in (*check.meta.probes, *check.meta.optional_probes) if k in kinds]
+        for kind in used:
+            for owner in owners[kind]:
+                owner.findings.extend(findings)
+
+
+def exit_code_of(files: list[AnalyzedFile]) -> int:
+    from roce_wizard.engine import exit_code_for  # noqa: PLC0415
+
+    return int(exit_code_for(f for a in files for f in a.findings))

@@ -1,0 +1,238 @@
+"""The typer app: `roce-wizard doctor | analyze | explain | checks`.
+
+Exit codes (ExitCode): 0 nothing failed (warnings allowed) · 1 a check failed ·
+2 usage or inventory error · 3 nothing failed but some checks could not run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from roce_wizard import __version__
+from roce_wizard.catalog import CatalogError, find, load_catalog, select
+from roce_wizard.model import ExitCode, Policy, SecretSource, Stage, Target
+
+app = typer.Typer(
+    name="roce-wizard",
+    help="Set up and prove lossless RoCE v2 over SR-IOV on vSphere and bare metal.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+
+def _err(message: str, code: ExitCode = ExitCode.USAGE) -> typer.Exit:
+    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(int(code))
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [v.strip() for raw in values or [] for v in raw.split(",") if v.strip()]
+
+
+def _load_checks(checks_dir: list[Path] | None) -> dict[str, Any]:
+    try:
+        return load_catalog(checks_dir or [])
+    except CatalogError as exc:
+        raise _err(str(exc)) from None
+
+
+class _Prompter:
+    """Resolves credentials by reference once per reference; never logs or echoes them."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple[str, str, str], str] = {}
+
+    def __call__(self, target: Target) -> str | None:
+        from roce_wizard.inventory import resolve_secret  # noqa: PLC0415
+
+        ref = target.credentials.password
+        if ref is None:
+            return None
+        key = (ref.source.value, ref.name, target.name if ref.source is SecretSource.PROMPT else "")
+        if key not in self.cache:
+            prompt = getpass.getpass if sys.stdin.isatty() else None
+            self.cache[key] = resolve_secret(ref, prompt=prompt)
+        return self.cache[key]
+
+
+@app.command()
+def doctor(
+    inventory: Annotated[Path, typer.Option("-i", "--inventory", help="Inventory YAML.")] = Path("inventory.yaml"),
+    playbook: Annotated[str, typer.Option(help="vsphere-sriov, baremetal, or a playbook file.")] = "vsphere-sriov",
+    select_: Annotated[list[str] | None, typer.Option("--select", help="Codes, code prefixes or slugs (comma list).")] = None,
+    skip: Annotated[list[str] | None, typer.Option("--skip", help="Codes, code prefixes or slugs to leave out.")] = None,
+    stage: Annotated[list[str] | None, typer.Option("--stage", help="Only these stages (comma list).")] = None,
+    host: Annotated[list[str] | None, typer.Option("--host", help="Only these targets (names or globs).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON result (schema version 1).")] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Observed vs expected and the evidence.")] = False,
+    since_last: Annotated[bool, typer.Option("--since-last", help="Also show what changed since the previous run.")] = False,
+    replay: Annotated[Path | None, typer.Option(help="Answer from recorded outputs (file or run dir), not live hosts.")] = None,
+    known_hosts: Annotated[Path | None, typer.Option(help="known_hosts file (default ~/.ssh/known_hosts).")] = None,
+    trust_on_first_use: Annotated[bool, typer.Option("--trust-on-first-use", help="Accept and record unknown host keys (changed keys are still refused).")] = False,
+    concurrency: Annotated[int, typer.Option(help="Targets worked on at once; also bounds concurrent connects.")] = 32,
+    timeout: Annotated[float, typer.Option(help="Per-command timeout, seconds.")] = 60.0,
+    connect_timeout: Annotated[float, typer.Option(help="Connect timeout, seconds.")] = 10.0,
+    checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
+) -> None:
+    """Run the checks on every target of the inventory and report, by stage and target."""
+    from roce_wizard.engine import run_checks  # noqa: PLC0415
+    from roce_wizard.inventory import InventoryError, load_inventory  # noqa: PLC0415
+    from roce_wizard.playbook import PlaybookError, load_playbook  # noqa: PLC0415
+    from roce_wizard.report import render_terminal, to_json_dict  # noqa: PLC0415
+    from roce_wizard.runlog import RunLog, diff_results, previous_results  # noqa: PLC0415
+
+    try:
+        inv = load_inventory(inventory)
+    except InventoryError as exc:
+        raise _err(str(exc)) from None
+    try:
+        book = load_playbook(playbook)
+    except PlaybookError as exc:
+        raise _err(str(exc)) from None
+    console = Console(stderr=as_json)
+    for warning in inv.warnings:
+        Console(stderr=True).print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+
+    catalog = _load_checks(checks_dir)
+    stage_of = {code: book.stage_of(code) for code in catalog}
+    # site checks not named by the playbook run in their own stage
+    site = {code: c for code, c in catalog.items() if stage_of[code] is None and checks_dir
+            and not c.path.startswith(str(Path(__file__).parent.parent / "checks"))}
+    in_book = {code: c for code, c in catalog.items() if stage_of[code] is not None or code in site}
+    stage_of = {code: stage_of[code] or in_book[code].meta.stage for code in in_book}
+    try:
+        chosen = select(in_book, _split(select_), _split(skip))
+    except CatalogError as exc:
+        raise _err(str(exc)) from None
+    stages = _split(stage)
+    if stages:
+        valid = {s.value for s in Stage}
+        bad = [s for s in stages if s not in valid]
+        if bad:
+            raise _err(f"--stage {', '.join(bad)}: expected one of {', '.join(sorted(valid))}")
+        keep_preflight = "preflight" not in stages
+        chosen = {c: v for c, v in chosen.items()
+                  if stage_of[c].value in stages or (keep_preflight and c == "RW001")}
+    targets = inv.select(_split(host)) if host else list(inv.targets)
+    if not targets:
+        raise _err(f"no target in {inventory} matches --host {', '.join(_split(host))}")
+    policy = inv.policy if book.policy == {} else Policy(**{**book.policy, **inv.policy.to_dict()})
+
+    if replay is not None:
+        from roce_wizard.transports.replay import ReplayTransport  # noqa: PLC0415
+
+        try:
+            transport = ReplayTransport.from_file(replay, max_concurrent_connects=concurrency)
+        except (OSError, ValueError) as exc:
+            raise _err(f"--replay {replay}: {exc}") from None
+    else:
+        from roce_wizard.transports.ssh import SshTransport  # noqa: PLC0415
+
+        transport = SshTransport(known_hosts=known_hosts, trust_on_first_use=trust_on_first_use,
+                                 max_concurrent_connects=concurrency, connect_timeout=connect_timeout,
+                                 command_timeout=timeout, password_resolver=_Prompter())
+    runlog = RunLog.create(kind="doctor")
+    runlog.event("inventory", path=str(inventory), targets=[t.name for t in targets], playbook=book.name,
+                 checks=list(chosen), policy=policy.to_dict())
+    report = asyncio.run(run_checks(targets, chosen, transport, policy, stage_of=stage_of, runlog=runlog,
+                                    concurrency=concurrency, command_timeout=timeout))
+    changes = None
+    result_dict = to_json_dict(report)
+    if since_last:
+        previous = previous_results(exclude=runlog.path)
+        changes = diff_results(previous[1], result_dict) if previous else []
+        result_dict["changes"] = changes
+    runlog.write_results(result_dict)
+    if as_json:
+        sys.stdout.write(json.dumps(result_dict, indent=2, ensure_ascii=False) + "\n")
+    else:
+        render_terminal(report, console, verbose=verbose, changes=changes)
+    raise typer.Exit(int(report.exit_code))
+
+
+@app.command()
+def analyze(
+    paths: Annotated[list[Path], typer.Argument(help="Files, directories, run dirs or support bundles.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print {files: [{path, kind, facts, findings}]}.")] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show the facts read from each file.")] = False,
+    checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
+) -> None:
+    """Judge pasted tool outputs offline: detect the tool, parse, run every check the facts allow."""
+    from roce_wizard.analyze import analyze_paths, exit_code_of  # noqa: PLC0415
+    from roce_wizard.report import STYLE, SYMBOL  # noqa: PLC0415
+
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise _err(f"no such file: {', '.join(missing)}")
+    files = analyze_paths(paths, _load_checks(checks_dir), Policy())
+    code = exit_code_of(files)
+    if as_json:
+        sys.stdout.write(json.dumps({"version": 1, "files": [f.to_dict() for f in files], "exit_code": code},
+                                    indent=2, ensure_ascii=False, default=str) + "\n")
+        raise typer.Exit(code)
+    console = Console()
+    for f in files:
+        console.print(f"[bold]{f.path}[/]  [cyan]{f.kind}[/]" + (f"  [red]{f.error}[/]" if f.error else ""),
+                      highlight=False, soft_wrap=True)
+        if verbose and f.facts is not None:
+            console.print_json(json.dumps(f.facts, default=str))
+        seen = set()
+        for finding in f.findings:
+            key = (finding.check, finding.subject, finding.summary)
+            if key in seen:
+                continue
+            seen.add(key)
+            console.print(f"    [{STYLE[finding.status]}]{SYMBOL[finding.status]}[/] {finding.check} {finding.summary}",
+                          highlight=False, soft_wrap=True)
+            if finding.fix and finding.status.value in ("fail", "warn"):
+                console.print(f"        fix: {finding.fix}", highlight=False, soft_wrap=True)
+        if f.kind == "unknown":
+            console.print("    [dim]not recognised as the output of any tool roce-wizard reads[/]", highlight=False)
+    raise typer.Exit(code)
+
+
+@app.command()
+def explain(code_or_slug: Annotated[str, typer.Argument(help="A check code (RW208) or slug.")]) -> None:
+    """Print a check's documentation: what it checks, why, how to fix by hand, fix safety."""
+    checks = _load_checks(None)
+    check = find(checks, code_or_slug)
+    if check is None:
+        raise _err(f"no check {code_or_slug!r}; `roce-wizard checks` lists them")
+    meta = check.meta
+    console = Console()
+    console.print(f"[bold]{meta.code} {meta.slug}[/] — {meta.title}", highlight=False)
+    console.print(f"stage: {meta.stage.value} · targets: {', '.join(k.value for k in meta.target_kinds)} · "
+                  f"severity: {meta.severity.value} · reboot: {meta.reboot.value}", highlight=False)
+    if meta.depends_on:
+        console.print(f"depends on: {', '.join(meta.depends_on)}", highlight=False)
+    for section in ("What it checks", "Why it matters", "How to fix by hand", "Fix safety"):
+        console.print(f"\n[bold underline]{section}[/]", highlight=False)
+        console.print(check.doc[section], highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("checks")
+def list_checks(checks_dir: Annotated[list[Path] | None, typer.Option(help="Site checks directory.")] = None) -> None:
+    """List every check: code, slug, stage, severity, title."""
+    console = Console()
+    for check in _load_checks(checks_dir).values():
+        m = check.meta
+        console.print(f"{m.code}  {m.slug:<30} {m.stage.value:<9} {m.severity.value:<5} {m.title}", highlight=False)
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(f"roce-wizard {__version__}")
+
+
+def main() -> None:  # pragma: no cover - console entry
+    app()

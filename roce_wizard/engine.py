@@ -1,0 +1,388 @@
+"""The only sequencer: gather (probes over transports) -> parse -> evaluate -> root-cause.
+
+Every target is worked on concurrently (bounded); one session per target per run; each probe
+runs once per target. Nothing a host does can crash the run: unreachable hosts, failing or
+missing tools, unreadable output and even a crashing check become findings with a status.
+Fixes (plan -> apply -> re-verify) come with the fixes issue and will live here too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from roce_wizard.model import (
+    ExitCode,
+    Facts,
+    Finding,
+    LoadedCheck,
+    MissingFact,
+    Policy,
+    ProbeFailure,
+    Stage,
+    Status,
+    Target,
+    TargetKind,
+)
+from roce_wizard.parsers import PARSERS, ParseError
+from roce_wizard.probes import PROBES, Probe, UnsafeValue, probe_order
+from roce_wizard.runlog import RunLog
+from roce_wizard.transports.base import CommandResult, Session, Transport, TransportError
+
+EventSink = Callable[[str, dict[str, Any]], None]
+PROBE_CONCURRENCY = 4  # channels per host at once (ESXi's sshd allows 10 sessions)
+NOT_FOUND_MARKERS = ("not found", "no such file or directory", "unknown command")
+
+
+@dataclass
+class TargetRun:
+    target: Target
+    facts: Facts
+    findings: list[Finding] = field(default_factory=list)
+    duration_s: float = 0.0
+
+
+@dataclass
+class RunReport:
+    checks: dict[str, LoadedCheck]
+    targets: list[Target]
+    runs: list[TargetRun]
+    stage_of: dict[str, Stage]
+    started: float
+    duration_s: float
+    run_dir: str | None = None
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for run in self.runs for f in run.findings]
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return exit_code_for(self.findings)
+
+    def counts(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in Status}
+        for f in self.findings:
+            counts[f.status.value] += 1
+        return counts
+
+
+def exit_code_for(findings: Iterable[Finding]) -> ExitCode:
+    findings = list(findings)
+    if any(f.status is Status.FAIL for f in findings):
+        return ExitCode.FAILED
+    if any(f.status is Status.ERROR for f in findings):
+        return ExitCode.INCOMPLETE
+    return ExitCode.OK
+
+
+def applicable(check: LoadedCheck, target: Target) -> bool:
+    return target.kind in check.meta.target_kinds
+
+
+# ---------------------------------------------------------------------------- gathering
+
+
+async def _run_probe(
+    probe: Probe, target: Target, session: Session, facts: Facts, timeout: float | None,
+    runlog: RunLog | None, emit: EventSink,
+) -> None:
+    if target.kind not in probe.kinds:
+        return
+    try:
+        if probe.items is not None:
+            items = probe.items(target, facts.data)
+            if not items:
+                facts.failures[probe.name] = ProbeFailure(probe.name, f"not applicable: {probe.why_not}")
+                return
+            commands = {item: probe.item_command(target, facts.data, item) for item in items}  # type: ignore[misc]
+        else:
+            command = probe.command(target, facts.data)
+            if command is None:
+                facts.failures[probe.name] = ProbeFailure(probe.name, f"not applicable: {probe.why_not}")
+                return
+            commands = {None: command}
+    except UnsafeValue as exc:
+        facts.failures[probe.name] = ProbeFailure(probe.name, str(exc))
+        return
+
+    parsed: dict[str, Any] = {}
+    raws: list[str] = []
+    for item, command in commands.items():
+        started = time.monotonic()
+        result: CommandResult = await session.run(command, timeout=timeout)
+        record = result.to_dict()
+        record["duration_s"] = round(time.monotonic() - started, 4)
+        key = probe.name if item is None else f"{probe.name}.{item}"
+        if runlog is not None:
+            runlog.raw(target.name, key, record)
+        emit("probe", {"target": target.name, "probe": key, "command": command,
+                       "exit_status": result.exit_status, "timed_out": result.timed_out,
+                       "duration_s": record["duration_s"]})
+        failure = _failure_of(probe.name, result)
+        if failure is not None:
+            facts.failures[probe.name] = failure
+            facts.commands[probe.name] = command
+            facts.raw[probe.name] = result.stdout + result.stderr
+            return
+        try:
+            value = PARSERS[probe.parser].parse(result.stdout)
+        except ParseError as exc:
+            facts.failures[probe.name] = ProbeFailure(probe.name, f"unreadable output of `{command}`: {exc}")
+            facts.raw[probe.name] = result.stdout
+            return
+        if item is None:
+            facts.data[probe.name] = value
+        else:
+            parsed[item] = value
+        raws.append(result.stdout)
+        facts.commands[probe.name] = command
+    if probe.items is not None:
+        facts.data[probe.name] = parsed
+    facts.raw[probe.name] = "\n".join(raws)
+
+
+def _failure_of(name: str, result: CommandResult) -> ProbeFailure | None:
+    if result.timed_out:
+        return ProbeFailure(name, f"`{result.command}` timed out after {result.duration_s:.0f}s")
+    if result.exit_status == 0:
+        return None
+    text = (result.stderr or result.stdout).strip()
+    first = text.splitlines()[0] if text else ""
+    missing = result.exit_status == 127 or any(m in text.lower() for m in NOT_FOUND_MARKERS)
+    reason = f"`{result.command}` exited {result.exit_status}" + (f": {first}" if first else "")
+    return ProbeFailure(name, reason, tool_missing=missing, exit_status=result.exit_status)
+
+
+async def gather_target(
+    target: Target, checks: list[LoadedCheck], transport: Transport, *, command_timeout: float | None,
+    runlog: RunLog | None, emit: EventSink,
+) -> Facts:
+    facts = Facts(target=target)
+    try:
+        session = await transport.session(target)
+    except TransportError as exc:
+        facts.data["connection"] = {"ok": False, "error_kind": exc.kind.value, "message": exc.message,
+                                    "transport": "ssh", "address": target.address}
+        if runlog is not None:
+            runlog.raw(target.name, "connect", {"connect_error": {"kind": exc.kind.value, "message": exc.message}})
+        emit("connect", {"target": target.name, "ok": False, "error_kind": exc.kind.value, "message": exc.message})
+        return facts
+    facts.data["connection"] = {"ok": True, "error_kind": None, "message": None, "transport": "ssh",
+                                "address": target.address}
+    emit("connect", {"target": target.name, "ok": True})
+
+    wanted = {p for c in checks for p in (*c.meta.probes, *c.meta.optional_probes) if p in PROBES}
+    ordered = [p for p in probe_order(wanted) if target.kind in p.kinds]
+    done: set[str] = set()
+    semaphore = asyncio.Semaphore(PROBE_CONCURRENCY)
+
+    async def run_one(probe: Probe) -> None:
+        async with semaphore:
+            await _run_probe(probe, target, session, facts, command_timeout, runlog, emit)
+        done.add(probe.name)
+
+    # Run in waves: a probe goes once every probe it runs `after` (and that applies here) is done.
+    pending = list(ordered)
+    try:
+        while pending:
+            ready = [p for p in pending if all(d in done or d not in wanted_names(ordered) for d in p.after)]
+            pending = [p for p in pending if p not in ready]
+            await asyncio.gather(*(run_one(p) for p in ready))
+    except TransportError as exc:  # the host went away mid-run (rebooting)
+        facts.data["connection"] = {"ok": False, "error_kind": exc.kind.value, "message": exc.message,
+                                    "transport": "ssh", "address": target.address}
+        emit("connect", {"target": target.name, "ok": False, "error_kind": exc.kind.value, "message": exc.message})
+    return facts
+
+
+def wanted_names(probes: list[Probe]) -> set[str]:
+    return {p.name for p in probes}
+
+
+# ---------------------------------------------------------------------------- evaluating
+
+
+def evaluate_check(check: LoadedCheck, facts: Facts, policy: Policy) -> list[Finding]:
+    """Run one check's evaluate; missing facts and crashes become findings, never exceptions."""
+    name = facts.target_name
+    try:
+        findings = check.evaluate(facts, policy)
+    except MissingFact as exc:
+        failure = facts.failures.get(exc.kind)
+        if failure is not None and failure.reason.startswith("not applicable"):
+            return [Finding(check.code, Status.SKIP, f"{exc.kind}: {failure.reason}", target=name)]
+        finding = Finding(check.code, Status.ERROR, f"could not read {exc.kind}: {exc.reason or 'not collected'}",
+                          target=name, evidence=[facts.evidence(exc.kind, (facts.raw.get(exc.kind) or "")[-400:] or None)])
+        if failure is not None and failure.tool_missing:
+            finding.details["tool_missing"] = True
+        return [finding]
+    except Exception as exc:  # a check bug must not take the run down; it shows as an error
+        tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        return [Finding(check.code, Status.ERROR, f"check crashed: {tb}", target=name)]
+    for f in findings:
+        f.target = f.target or name
+    if not findings:
+        findings = [Finding(check.code, Status.ERROR, "the output held nothing this check can judge", target=name)]
+    return findings
+
+
+def evaluate_target(target: Target, checks: list[LoadedCheck], facts: Facts, policy: Policy) -> list[Finding]:
+    connection = facts.data.get("connection") or {}
+    findings: list[Finding] = []
+    for check in checks:
+        if check.code != "RW001" and not connection.get("ok", False):
+            findings.append(Finding(check.code, Status.SKIP, f"blocked by RW001 on {target.name}: "
+                                    f"{connection.get('message') or 'not reachable'}",
+                                    target=target.name, blocked_by=("RW001", target.name)))
+            continue
+        findings.extend(evaluate_check(check, facts, policy))
+    return findings
+
+
+def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -> None:
+    """Turn findings that cannot be judged because a dependency is broken into `skip`, naming the
+    root cause (check and target) once, however long the chain: the operator sees the cause, not a
+    cascade of failures."""
+    by_target = {run.target.name: run.target for run in runs}
+    index: dict[tuple[str, str], list[Finding]] = {}
+    for run in runs:
+        for f in run.findings:
+            index.setdefault((f.check, f.target), []).append(f)
+
+    memo: dict[tuple[str, str], tuple[str, str] | None] = {}
+
+    def broken_root(code: str, target_name: str, depth: int = 0) -> tuple[str, str] | None:
+        """The root cause if (code, target) is broken (fail/error, or blocked itself), else None."""
+        key = (code, target_name)
+        if key in memo:
+            return memo[key]
+        memo[key] = None  # cycle guard
+        findings = index.get(key, [])
+        root = None
+        for f in findings:
+            if f.blocked_by is not None:
+                root = f.blocked_by
+                break
+        if root is None and depth < 20:
+            upstream = blocking_dependency(code, target_name, depth)
+            if upstream is not None and any(f.status is not Status.PASS for f in findings):
+                root = upstream
+        if root is None and any(f.status in (Status.FAIL, Status.ERROR) for f in findings):
+            root = key
+        memo[key] = root
+        return root
+
+    def blocking_dependency(code: str, target_name: str, depth: int) -> tuple[str, str] | None:
+        check = checks.get(code)
+        target = by_target.get(target_name)
+        if check is None or target is None:
+            return None
+        for dep in check.meta.depends_on:
+            where, _, dep_code = dep.rpartition(":")
+            dep_target = {"": target.name, "host": target.host, "vm": target.vm}.get(where)
+            if not dep_target or (dep_code, dep_target) not in index:
+                continue  # not selected or not applicable there: nothing to block on
+            root = broken_root(dep_code, dep_target, depth + 1)
+            if root is not None:
+                return root
+        if code != "RW002":
+            # a tool the check needs is missing and RW002 said so: that is the cause
+            if any(f.details.get("tool_missing") for f in index.get((code, target_name), [])):
+                rw002 = broken_root("RW002", target_name, depth + 1) if ("RW002", target_name) in index else None
+                if rw002 is not None:
+                    return rw002
+        return None
+
+    for run in runs:
+        for f in run.findings:
+            if f.status is Status.PASS or f.blocked_by is not None:
+                continue
+            upstream = blocking_dependency(f.check, f.target, 0)
+            if upstream is not None and upstream != (f.check, f.target):
+                f.status = Status.SKIP
+                f.blocked_by = upstream
+                f.summary = f"blocked by {upstream[0]} on {upstream[1]} ({f.summary})"
+                f.fix = None
+
+
+# ---------------------------------------------------------------------------- the run
+
+
+async def run_checks(
+    targets: list[Target],
+    checks: dict[str, LoadedCheck],
+    transport: Transport,
+    policy: Policy,
+    *,
+    stage_of: dict[str, Stage] | None = None,
+    runlog: RunLog | None = None,
+    concurrency: int = 32,
+    command_timeout: float | None = 60.0,
+    on_event: EventSink | None = None,
+) -> RunReport:
+    started = time.time()
+    stage_of = stage_of or {code: c.meta.stage for code, c in checks.items()}
+
+    def emit(type_: str, data: dict[str, Any]) -> None:
+        if runlog is not None:
+            runlog.event(type_, **data)
+        if on_event is not None:
+            on_event(type_, data)
+
+    emit("plan", {"targets": [t.name for t in targets], "checks": list(checks)})
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(target: Target) -> TargetRun:
+        relevant = [c for c in checks.values() if applicable(c, target)]
+        t0 = time.monotonic()
+        async with semaphore:
+            facts = await gather_target(target, relevant, transport, command_timeout=command_timeout,
+                                        runlog=runlog, emit=emit)
+        run = TargetRun(target, facts, evaluate_target(target, relevant, facts, policy))
+        run.duration_s = time.monotonic() - t0
+        return run
+
+    try:
+        runs = list(await asyncio.gather(*(one(t) for t in targets)))
+    finally:
+        await transport.close()
+    resolve_root_causes(runs, checks)
+    for run in runs:
+        for f in run.findings:
+            emit("finding", {"stage": stage_of.get(f.check, Stage.PREFLIGHT).value, **f.to_dict()})
+    report = RunReport(checks, targets, runs, stage_of, started, time.time() - started,
+                       str(runlog.path) if runlog else None)
+    emit("run-end", {"exit_code": int(report.exit_code), "counts": report.counts(),
+                     "duration_s": round(report.duration_s, 3)})
+    return report
+
+
+def facts_for_analyze(data: dict[str, Any], raw: dict[str, str]) -> Facts:
+    return Facts(data=data, target=None, raw=raw)
+
+
+def analyzable(check: LoadedCheck, kinds: set[str]) -> bool:
+    """`analyze` runs a check when all its required probes are present and at least one it reads is."""
+    required = set(check.meta.probes) - {"connection"}
+    reads = required | set(check.meta.optional_probes)
+    if "connection" in check.meta.probes:
+        return False
+    return required <= kinds and bool(reads & kinds)
+
+
+__all__ = [
+    "RunReport",
+    "TargetRun",
+    "TargetKind",
+    "analyzable",
+    "evaluate_check",
+    "exit_code_for",
+    "facts_for_analyze",
+    "resolve_root_causes",
+    "run_checks",
+]

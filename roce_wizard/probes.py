@@ -1,0 +1,276 @@
+"""Probes: the named commands checks read. One host is asked each thing once per run.
+
+A probe's name is the fact kind it produces (the parser kind), so `analyze` (facts from pasted
+files) and `doctor` (facts from live commands) feed checks the same dictionary.  A probe's
+command is built from the inventory and from facts of probes it runs ``after``; every value that
+reaches the remote shell is validated against a strict pattern or quoted.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from roce_wizard.model import Target, TargetKind
+
+MLX = "/opt/mellanox/bin"  # where the MFT/NMST VIBs put their tools on ESXi
+
+_PCI = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+_TOKEN = re.compile(r"^[A-Za-z0-9_.:@/-]{1,64}$")
+_IFNAME = re.compile(r"^[^\s/;|&$`'\"\\<>(){}*?!#~]{1,15}$")
+
+
+class UnsafeValue(ValueError):
+    """An inventory or discovered value that must not reach a shell."""
+
+
+def safe(value: str, pattern: re.Pattern[str] = _TOKEN) -> str:
+    """Validate a value against a strict pattern, then shell-quote it (belt and braces)."""
+    if not isinstance(value, str) or not pattern.match(value):
+        raise UnsafeValue(f"refusing to put {value!r} into a remote command")
+    return shlex.quote(value)
+
+
+def short_pci(pci: str) -> str:
+    """0000:3b:00.0 -> 3b:00.0 (ESXi tools print and accept the short form)."""
+    pci = pci.strip().lower()
+    return pci[5:] if re.match(r"^[0-9a-f]{4}:", pci) and pci.count(":") == 2 else pci
+
+
+Command = Callable[[Target, dict[str, Any]], "str | None"]
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str  # == the fact kind its parser produces
+    kinds: tuple[TargetKind, ...]
+    command: Command  # (target, facts so far) -> command line, or None when not applicable
+    parser: str
+    after: tuple[str, ...] = ()
+    # per-item probes run once per item and store {item: facts}
+    items: Callable[[Target, dict[str, Any]], list[str]] | None = None
+    item_command: Callable[[Target, dict[str, Any], str], str] | None = None
+    why_not: str = ""  # what is missing when command() returns None
+
+
+def _const(cmd: str) -> Command:
+    return lambda target, facts: cmd
+
+
+# ---------------------------------------------------------------------------- ESXi
+
+
+def roce_pci(target: Target, facts: dict[str, Any]) -> str | None:
+    """The RoCE PF's PCI address: inventory first, else the first RoCE vmnic's PCI in `nic list`."""
+    if target.roce.pf_pci:
+        return short_pci(target.roce.pf_pci)
+    nics = {n.get("name"): n for n in (facts.get("esxi_nic_list") or {}).get("nics", [])}
+    for vmnic in target.roce.vmnics:
+        pci = (nics.get(vmnic) or {}).get("pci")
+        if pci and _PCI.match(pci):
+            return short_pci(pci)
+    return None
+
+
+def roce_mst_device(target: Target, facts: dict[str, Any]) -> str | None:
+    """The mst device of the RoCE card (e.g. mt4119_pciconf1), found by its PCI address."""
+    pci = roce_pci(target, facts)
+    devices = (facts.get("mst_status") or {}).get("devices", [])
+    if pci is None:
+        return None
+    for dev in devices:
+        if dev.get("pci") and short_pci(dev["pci"]) == pci and dev.get("mst"):
+            return dev["mst"].rsplit("/", 1)[-1] if target.kind is TargetKind.ESXI else dev["mst"]
+    # the port-1 PF is the card's config device; .1 functions print as `<dev>.1`
+    return None
+
+
+def _mlxconfig(target: Target, facts: dict[str, Any]) -> str | None:
+    if target.kind is not TargetKind.ESXI:  # bare metal: MFT takes the PCI address directly
+        return f"mlxconfig -d {safe(target.roce.pf_pci, _PCI)} -e query" if target.roce.pf_pci else None
+    dev = roce_mst_device(target, facts)
+    if dev is None:
+        pci = roce_pci(target, facts)
+        if pci is None:
+            return None
+        dev = pci  # MFT accepts a PCI address as well
+    return f"{MLX}/mlxconfig -d {safe(dev)} -e query"
+
+
+def _mlxfwmanager(target: Target, facts: dict[str, Any]) -> str | None:
+    pci = roce_pci(target, facts)
+    if pci is None:
+        return None
+    prefix = f"{MLX}/" if target.kind is TargetKind.ESXI else ""
+    return f"{prefix}mlxfwmanager -d {safe(pci, _PCI)}"
+
+
+ESXI_TOOLS = (f"{MLX}/mst", f"{MLX}/mlxconfig", f"{MLX}/mlxfwmanager", f"{MLX}/flint")
+GUEST_TOOLS = ("ibv_devinfo", "rdma", "ip", "ethtool", "show_gids", "ibdev2netdev", "cma_roce_mode", "ofed_info")
+LINUX_TOOLS = GUEST_TOOLS + ("mlnx_qos", "mlxconfig", "mst")
+
+
+def tool_presence_command(tools: tuple[str, ...]) -> str:
+    names = " ".join(shlex.quote(t) for t in tools)
+    return (
+        f'for t in {names}; do if command -v "$t" >/dev/null 2>&1; '
+        f'then echo "present $t $(command -v "$t")"; else echo "missing $t"; fi; done'
+    )
+
+
+def _vf_items(target: Target, facts: dict[str, Any]) -> list[str]:
+    return [safe(v, re.compile(r"^vmnic\d+$")) and v for v in target.roce.vmnics]
+
+
+# ---------------------------------------------------------------------------- Linux
+
+
+def rdma_device(target: Target, facts: dict[str, Any]) -> str | None:
+    """The RDMA device bound to the RoCE netdev (inventory, else `rdma link` / `ibdev2netdev`)."""
+    if target.roce.rdma_dev:
+        return target.roce.rdma_dev
+    netdev = target.roce.netdev
+    for kind in ("rdma_link", "ibdev2netdev"):
+        for link in (facts.get(kind) or {}).get("links", []):
+            if netdev and link.get("netdev") == netdev:
+                return link.get("dev")
+    links = [lk for lk in (facts.get("rdma_link") or {}).get("links", []) if lk.get("dev")]
+    if netdev is None and len(links) == 1:
+        return links[0]["dev"]
+    return None
+
+
+def _netdev_cmd(template: str) -> Command:
+    def build(target: Target, facts: dict[str, Any]) -> str | None:
+        if not target.roce.netdev:
+            return None
+        return template.format(netdev=safe(target.roce.netdev, _IFNAME))
+
+    return build
+
+
+def _rdmadev_cmd(template: str) -> Command:
+    def build(target: Target, facts: dict[str, Any]) -> str | None:
+        dev = rdma_device(target, facts)
+        if dev is None:
+            return None
+        return template.format(dev=safe(dev, _IFNAME))
+
+    return build
+
+
+ESXI = (TargetKind.ESXI,)
+LINUXY = (TargetKind.GUEST, TargetKind.LINUX)
+BAREMETAL = (TargetKind.LINUX,)
+_NO_NETDEV = "the inventory gives no roce.netdev for this target"
+_NO_RDMADEV = "no RDMA device is bound to the RoCE netdev"
+
+PROBES: dict[str, Probe] = {
+    p.name: p
+    for p in (
+        # ESXi
+        Probe("esxi_uptime", ESXI, _const("esxcli system stats uptime get"), "esxi_uptime"),
+        Probe("esxi_host_summary", ESXI, _const("vim-cmd hostsvc/hostsummary"), "esxi_host_summary"),
+        Probe("esxi_vib_list", ESXI, _const("esxcli --formatter=csv software vib list"), "esxi_vib_list"),
+        Probe("esxi_nic_list", ESXI, _const("esxcli --formatter=csv network nic list"), "esxi_nic_list"),
+        Probe(
+            "esxi_module_params",
+            ESXI,
+            _const("esxcli --formatter=csv system module parameters list -m nmlx5_core"),
+            "esxi_module_params",
+        ),
+        Probe(
+            "esxi_pause_params", ESXI, _const("esxcli --formatter=csv network nic pauseParams list"), "esxi_pause_params"
+        ),
+        Probe(
+            "esxi_power_policy",
+            ESXI,
+            _const("esxcli --formatter=csv system settings advanced list -o /Power/CpuPolicy"),
+            "esxi_power_policy",
+        ),
+        Probe("esxi_sriovnic_list", ESXI, _const("esxcli --formatter=csv network sriovnic list"), "esxi_sriovnic_list"),
+        Probe(
+            "esxi_sriovnic_vf_list",
+            ESXI,
+            _const(""),
+            "esxi_sriovnic_vf_list",
+            items=_vf_items,
+            item_command=lambda t, f, vmnic: f"esxcli --formatter=csv network sriovnic vf list -n {shlex.quote(vmnic)}",
+            why_not="the inventory gives no roce.vmnics for this host",
+        ),
+        Probe("tool_presence", ESXI + LINUXY, lambda t, f: tool_presence_command(
+            ESXI_TOOLS if t.kind is TargetKind.ESXI else LINUX_TOOLS if t.kind is TargetKind.LINUX else GUEST_TOOLS
+        ), "tool_presence"),
+        Probe("mst_status", ESXI, _const(f"{MLX}/mst status -vv"), "mst_status"),
+        Probe(
+            "mlxconfig_query",
+            ESXI + BAREMETAL,
+            _mlxconfig,
+            "mlxconfig_query",
+            after=("mst_status", "esxi_nic_list"),
+            why_not="the RoCE card's PCI address is unknown (inventory roce.pf_pci, or roce.vmnics in `nic list`)",
+        ),
+        Probe(
+            "mlxfwmanager",
+            ESXI,
+            _mlxfwmanager,
+            "mlxfwmanager",
+            after=("esxi_nic_list",),
+            why_not="the RoCE card's PCI address is unknown",
+        ),
+        # Linux guest / bare metal
+        Probe("boot_id", LINUXY, _const("cat /proc/sys/kernel/random/boot_id"), "boot_id"),
+        Probe("ofed_info", LINUXY, _const("ofed_info -s"), "ofed_info"),
+        Probe("ibv_devinfo", LINUXY, _const("ibv_devinfo"), "ibv_devinfo"),
+        Probe("rdma_link", LINUXY, _const("rdma link show"), "rdma_link"),
+        Probe("ibdev2netdev", LINUXY, _const("ibdev2netdev"), "ibdev2netdev"),
+        Probe("ip_json", LINUXY, _const("ip -j addr show"), "ip_json"),
+        Probe("show_gids", LINUXY, _const("show_gids"), "show_gids"),
+        Probe(
+            "cma_roce_mode",
+            LINUXY,
+            _rdmadev_cmd("cma_roce_mode -d {dev} -p 1"),
+            "cma_roce_mode",
+            after=("rdma_link",),
+            why_not=_NO_RDMADEV,
+        ),
+        Probe(
+            "roce_tc_sysfs",
+            LINUXY,
+            _rdmadev_cmd("cat /sys/class/infiniband/{dev}/tc/1/traffic_class"),
+            "roce_tc_sysfs",
+            after=("rdma_link",),
+            why_not=_NO_RDMADEV,
+        ),
+        Probe("ethtool_pause", LINUXY, _netdev_cmd("ethtool -a {netdev}"), "ethtool_pause", why_not=_NO_NETDEV),
+        Probe("mlnx_qos", BAREMETAL, _netdev_cmd("mlnx_qos -i {netdev}"), "mlnx_qos", why_not=_NO_NETDEV),
+        Probe(
+            "sriov_numvfs",
+            BAREMETAL,
+            _netdev_cmd("cat /sys/class/net/{netdev}/device/sriov_totalvfs"),
+            "sriov_numvfs",
+            why_not=_NO_NETDEV,
+        ),
+    )
+}
+
+
+def probe_order(names: set[str]) -> list[Probe]:
+    """Probes to run for the given names, dependencies (``after``) first, each once."""
+    ordered: list[Probe] = []
+    seen: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name in seen or name not in PROBES:
+            return
+        seen.add(name)
+        for dep in PROBES[name].after:
+            visit(dep)
+        ordered.append(PROBES[name])
+
+    for name in sorted(names):
+        visit(name)
+    return ordered

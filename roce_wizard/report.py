@@ -1,0 +1,152 @@
+"""Pure renderers: doctor results to terminal text (rich), to the JSON contract, to Markdown."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from roce_wizard.engine import RunReport
+from roce_wizard.model import Finding, Stage, Status
+
+JSON_VERSION = 1
+STYLE = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "bold red", Status.SKIP: "dim", Status.ERROR: "magenta"}
+SYMBOL = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.ERROR: "?", Status.SKIP: "-"}
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def result_rows(report: RunReport) -> list[dict[str, Any]]:
+    rows = []
+    for f in report.findings:
+        check = report.checks.get(f.check)
+        rows.append({
+            "check": f.check,
+            "slug": check.meta.slug if check else None,
+            "stage": report.stage_of.get(f.check, check.meta.stage if check else Stage.PREFLIGHT).value,
+            "target": f.target,
+            "subject": f.subject,
+            "status": f.status.value,
+            "severity": check.meta.severity.value if check else None,
+            "summary": f.summary,
+            "observed": _jsonable(f.observed),
+            "expected": _jsonable(f.expected),
+            "evidence": [e.__dict__ for e in f.evidence],
+            "fix": f.fix,
+            "reboot": check.meta.reboot.value if check else None,
+            "blocked_by": {"check": f.blocked_by[0], "target": f.blocked_by[1]} if f.blocked_by else None,
+            "details": _jsonable(f.details),
+        })
+    return rows
+
+
+def to_json_dict(report: RunReport, changes: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    counts = report.counts()
+    out = {
+        "version": JSON_VERSION,
+        "results": result_rows(report),
+        "summary": {
+            **counts,
+            "targets": len(report.targets),
+            "checks": len(report.checks),
+            "exit_code": int(report.exit_code),
+            "duration_s": round(report.duration_s, 3),
+            "run_dir": report.run_dir,
+        },
+    }
+    if changes is not None:
+        out["changes"] = changes
+    return out
+
+
+def summary_line(report: RunReport) -> str:
+    c = report.counts()
+    return (f"{c['pass']} passed, {c['warn']} warnings, {c['fail']} failed, {c['error']} could not run, "
+            f"{c['skip']} skipped — {len(report.targets)} targets in {report.duration_s:.1f}s")
+
+
+def _stage_order(report: RunReport) -> list[Stage]:
+    seen = {report.stage_of.get(f.check, Stage.PREFLIGHT) for f in report.findings}
+    return [s for s in Stage if s in seen]
+
+
+def render_terminal(report: RunReport, console: Console, verbose: bool = False,
+                    changes: list[dict[str, Any]] | None = None) -> None:
+    grouped: dict[Stage, dict[str, list[Finding]]] = defaultdict(lambda: defaultdict(list))
+    for f in report.findings:
+        grouped[report.stage_of.get(f.check, Stage.PREFLIGHT)][f.target].append(f)
+    for stage in _stage_order(report):
+        console.print(Text(stage.value.upper(), style="bold underline"))
+        for target, findings in grouped[stage].items():
+            console.print(Text(f"  {target}", style="bold"))
+            for f in findings:
+                _render_finding(report, f, console, verbose)
+        console.print()
+    failures = [f for f in report.findings if f.status in (Status.FAIL, Status.WARN) and f.fix]
+    if failures:
+        console.print(Text("How to fix by hand", style="bold underline"))
+        for f in failures:
+            where = f"{f.target}" + (f" {f.subject}" if f.subject else "")
+            console.print(Text(f"  {f.check} {where}:", style=STYLE[f.status]))
+            for line in f.fix.splitlines():
+                console.print(Text(f"      {line}"), soft_wrap=True)
+        console.print()
+    if changes is not None:
+        console.print(Text("Since the last run", style="bold underline"))
+        if not changes:
+            console.print("  nothing changed")
+        for ch in changes:
+            subject = f" {ch['subject']}" if ch.get("subject") else ""
+            console.print(f"  {ch['check']} {ch['target']}{subject}: {ch['before'] or 'new'} → {ch['after'] or 'gone'}")
+        console.print()
+    style = "bold red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "bold green"
+    console.print(Text(summary_line(report), style=style))
+    if report.run_dir:
+        console.print(Text(f"run log: {report.run_dir}", style="dim"))
+
+
+def _render_finding(report: RunReport, f: Finding, console: Console, verbose: bool) -> None:
+    check = report.checks.get(f.check)
+    slug = check.meta.slug if check else ""
+    line = Text.assemble(
+        ("    ", ""),
+        (SYMBOL[f.status], STYLE[f.status]),
+        (f" {f.check} ", "bold"),
+        (f"{slug:<28} ", "cyan"),
+        (f.summary, ""),
+    )
+    if f.subject:
+        line.append(f" [{f.subject}]", style="dim")
+    console.print(line, soft_wrap=True)
+    if verbose:
+        if f.observed is not None or f.expected is not None:
+            console.print(Text(f"        observed: {_short(f.observed)}   expected: {_short(f.expected)}", style="dim"),
+                          soft_wrap=True)
+        for ev in f.evidence:
+            if ev.command:
+                console.print(Text(f"        $ {ev.command}", style="dim"), soft_wrap=True)
+            if ev.excerpt:
+                for ln in ev.excerpt.splitlines()[:8]:
+                    console.print(Text(f"        | {ln}", style="dim"), soft_wrap=True)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else value
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def render_markdown(report: RunReport) -> str:
+    lines = ["# roce-wizard doctor report", "", summary_line(report), ""]
+    for stage in _stage_order(report):
+        lines += [f"## {stage.value}", "", "| | check | target | summary |", "|---|---|---|---|"]
+        for f in report.findings:
+            if report.stage_of.get(f.check, Stage.PREFLIGHT) is stage:
+                summary = f.summary.replace("|", "\\|")
+                lines.append(f"| {SYMBOL[f.status]} | {f.check} | {f.target} | {summary} |")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,151 @@
+"""The run directory: events.jsonl (append + fsync per event), raw outputs, results.json.
+
+Layout under the user's state dir (``$ROCE_WIZARD_STATE_DIR`` or the platform's, e.g.
+``~/.local/state/roce-wizard``)::
+
+    runs/20261121-051200-3fa2c1/
+        events.jsonl            one JSON object per line, fsync'd as written
+        raw/<target>/<probe>.json   command, stdout, stderr, exit status, duration (replayable)
+        results.json            what `doctor --json` printed
+    runs/latest -> 20261121-051200-3fa2c1  (a text file holding the name: symlinks are not everywhere)
+
+Directories are 0700 and files 0600: outputs can name hosts, addresses and serials.
+Nothing secret is ever written (commands never carry credentials; transports never log them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def state_dir() -> Path:
+    env = os.environ.get("ROCE_WIZARD_STATE_DIR")
+    return Path(env) if env else Path(platformdirs.user_state_dir("roce-wizard"))
+
+
+def runs_dir(base: Path | None = None) -> Path:
+    return (base or state_dir()) / "runs"
+
+
+def _mkdir_private(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path, 0o700)
+
+
+def _write_private(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.chmod(path, 0o600)
+
+
+def file_name(value: str) -> str:
+    """A target or probe name made safe as one path component."""
+    cleaned = _SAFE_NAME.sub("_", value).lstrip(".")
+    return cleaned or "_"
+
+
+@dataclass
+class RunLog:
+    path: Path
+
+    @classmethod
+    def create(cls, base: Path | None = None, kind: str = "doctor") -> RunLog:
+        root = runs_dir(base)
+        _mkdir_private(root.parent)
+        _mkdir_private(root)
+        name = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+        run = cls(root / name)
+        _mkdir_private(run.path)
+        _mkdir_private(run.path / "raw")
+        run.event("run-start", kind=kind, pid=os.getpid())
+        return run
+
+    def event(self, type_: str, **data: Any) -> None:
+        line = json.dumps({"type": type_, "ts": time.time(), **data}, default=str, ensure_ascii=False)
+        path = self.path / "events.jsonl"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, (line + "\n").encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def raw(self, target: str, probe: str, record: dict[str, Any]) -> Path:
+        directory = self.path / "raw" / file_name(target)
+        _mkdir_private(directory)
+        path = directory / f"{file_name(probe)}.json"
+        _write_private(path, json.dumps(record, indent=1, ensure_ascii=False))
+        return path
+
+    def write_results(self, results: dict[str, Any]) -> None:
+        _write_private(self.path / "results.json", json.dumps(results, indent=1, ensure_ascii=False, default=str))
+        _write_private(self.path.parent / "latest", self.path.name + "\n")
+
+    def events(self) -> list[dict[str, Any]]:
+        return read_events(self.path)
+
+
+def read_events(run_dir: Path) -> list[dict[str, Any]]:
+    """Events of a run; a torn last line (the tool was killed mid-write) is ignored."""
+    out = []
+    path = run_dir / "events.jsonl"
+    if not path.exists():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return out
+
+
+def previous_results(base: Path | None = None, exclude: Path | None = None) -> tuple[Path, dict[str, Any]] | None:
+    """The newest earlier run with a results.json (for `doctor --since-last`)."""
+    root = runs_dir(base)
+    if not root.is_dir():
+        return None
+    for run in sorted((p for p in root.iterdir() if p.is_dir()), reverse=True):
+        if exclude is not None and run.resolve() == exclude.resolve():
+            continue
+        results = run / "results.json"
+        if results.exists():
+            try:
+                return run, json.loads(results.read_text(encoding="utf-8"))
+            except json.JSONDecodeError:
+                continue
+    return None
+
+
+def diff_results(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    """What changed between two doctor results: one row per (check, target, subject) whose status moved."""
+
+    def index(results: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
+        return {(r["check"], r["target"], r.get("subject") or ""): r for r in results.get("results", [])}
+
+    old, new = index(before), index(after)
+    changes = []
+    for key in sorted(set(old) | set(new)):
+        was, now = old.get(key), new.get(key)
+        was_status = was["status"] if was else None
+        now_status = now["status"] if now else None
+        if was_status != now_status:
+            changes.append({
+                "check": key[0], "target": key[1], "subject": key[2] or None,
+                "before": was_status, "after": now_status,
+                "summary": (now or was)["summary"],
+            })
+    return changes

@@ -1,0 +1,201 @@
+"""Engine over the replay transport: errors become statuses, root causes are named once,
+the concurrency bound holds, each probe runs once per target."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from roce_wizard.engine import exit_code_for, run_checks
+from roce_wizard.model import (
+    Check,
+    ExitCode,
+    Facts,
+    Finding,
+    LoadedCheck,
+    Policy,
+    RoceSpec,
+    Severity,
+    Stage,
+    Status,
+    Target,
+    TargetKind,
+)
+from roce_wizard.runlog import RunLog, read_events
+from roce_wizard.transports.replay import ReplayTransport, TargetRecording
+
+DOC = {"title": "t", "What it checks": "", "Why it matters": "", "How to fix by hand": "", "Fix safety": ""}
+VIB_CMD = "esxcli --formatter=csv software vib list"
+UPTIME_CMD = "esxcli system stats uptime get"
+
+
+def loaded(code: str, evaluate, probes=("esxi_vib_list",), depends_on=(), kinds=TargetKind.ESXI) -> LoadedCheck:
+    meta = Check(code=code, slug=f"c-{code.lower()}", title=code, stage=Stage.ESXI, target=kinds,
+                 severity=Severity.FAIL, probes=probes, depends_on=depends_on)
+    return LoadedCheck(meta=meta, evaluate=evaluate, doc=DOC, path="<test>")
+
+
+def reachable(facts: Facts, policy: Policy) -> list[Finding]:
+    conn = facts.need("connection")
+    status = Status.PASS if conn["ok"] else Status.ERROR
+    return [Finding("RW001", status, conn["message"] or "connected")]
+
+
+def has_mft(facts: Facts, policy: Policy) -> list[Finding]:
+    names = {v["name"] for v in facts.need("esxi_vib_list")["vibs"]}
+    return [Finding("RW201", Status.PASS if "mft" in names else Status.FAIL, f"vibs: {sorted(names)}")]
+
+
+def needs_mft(facts: Facts, policy: Policy) -> list[Finding]:
+    facts.need("esxi_vib_list")
+    return [Finding("RW205", Status.FAIL, "LINK_TYPE unreadable without MFT")]
+
+
+VIBS_WITH_MFT = "AcceptanceLevel,CreationDate,ID,InstallDate,Name,Status,Vendor,Version,\n" \
+    "PartnerSupported,2021-05-01,MEL_bootbank_mft_4.18.1.14-0,2021-06-01,mft,,MEL,4.18.1.14-0,\n"
+VIBS_NO_MFT = "AcceptanceLevel,CreationDate,ID,InstallDate,Name,Status,Vendor,Version,\n" \
+    "VMwareCertified,2021-05-01,VMW_bootbank_nmlx5-core_4.19.16.10-1vmw,2021-06-01,nmlx5-core,,VMW,4.19.16.10-1vmw,\n"
+
+
+def esx(name: str) -> Target:
+    return Target(name=name, kind=TargetKind.ESXI, address="127.0.0.1", roce=RoceSpec(vmnics=("vmnic2",)))
+
+
+def checks(*items: LoadedCheck) -> dict[str, LoadedCheck]:
+    return {c.code: c for c in items}
+
+
+CATALOG = checks(
+    loaded("RW001", reachable, probes=("connection",)),
+    loaded("RW201", has_mft),
+    loaded("RW205", needs_mft, depends_on=("RW201",)),
+)
+
+
+async def test_unreachable_host_is_an_error_with_the_reason_and_blocks_the_rest():
+    transport = ReplayTransport({
+        "esx-01": TargetRecording(commands={VIB_CMD: {"stdout": VIBS_WITH_MFT}}),
+        "esx-02": TargetRecording(connect_error={"kind": "refused", "message": "connection refused by 127.0.0.1:22"}),
+    })
+    report = await run_checks([esx("esx-01"), esx("esx-02")], CATALOG, transport, Policy())
+    by = {(f.check, f.target): f for f in report.findings}
+    assert by[("RW001", "esx-02")].status is Status.ERROR
+    assert "refused" in by[("RW001", "esx-02")].summary
+    assert by[("RW201", "esx-02")].status is Status.SKIP
+    assert by[("RW201", "esx-02")].blocked_by == ("RW001", "esx-02")
+    assert by[("RW201", "esx-01")].status is Status.PASS
+    assert report.exit_code is ExitCode.FAILED  # RW205 fails on esx-01
+    assert by[("RW205", "esx-01")].status is Status.FAIL
+
+
+async def test_root_cause_is_named_once_not_cascaded():
+    transport = ReplayTransport({"esx-01": TargetRecording(commands={VIB_CMD: {"stdout": VIBS_NO_MFT}})})
+    report = await run_checks([esx("esx-01")], CATALOG, transport, Policy())
+    by = {f.check: f for f in report.findings}
+    assert by["RW201"].status is Status.FAIL
+    assert by["RW205"].status is Status.SKIP
+    assert by["RW205"].blocked_by == ("RW201", "esx-01")
+    assert "blocked by RW201 on esx-01" in by["RW205"].summary
+    assert sum(f.status is Status.FAIL for f in report.findings) == 1
+
+
+async def test_cross_target_dependency_names_the_host():
+    def guest_check(facts: Facts, policy: Policy) -> list[Finding]:
+        return [Finding("RW402", Status.FAIL, "no RDMA device")]
+
+    catalog = checks(
+        loaded("RW001", reachable, probes=("connection",), kinds=(TargetKind.ESXI, TargetKind.GUEST)),
+        loaded("RW201", has_mft),
+        loaded("RW402", guest_check, probes=(), depends_on=("host:RW201",), kinds=TargetKind.GUEST),
+    )
+    g = Target(name="compute-01", kind=TargetKind.GUEST, address="127.0.0.1", host="esx-01", vm="compute-01")
+    transport = ReplayTransport({"esx-01": TargetRecording(commands={VIB_CMD: {"stdout": VIBS_NO_MFT}}),
+                                 "compute-01": TargetRecording()})
+    report = await run_checks([esx("esx-01"), g], catalog, transport, Policy())
+    rw402 = next(f for f in report.findings if f.check == "RW402")
+    assert rw402.status is Status.SKIP and rw402.blocked_by == ("RW201", "esx-01")
+
+
+async def test_failing_tool_and_crashing_check_become_errors_not_crashes():
+    def crashes(facts: Facts, policy: Policy) -> list[Finding]:
+        raise KeyError("boom")
+
+    catalog = checks(loaded("RW001", reachable, probes=("connection",)), loaded("RW201", has_mft),
+                     loaded("RW209", crashes))
+    transport = ReplayTransport({"esx-01": TargetRecording(commands={
+        VIB_CMD: {"stdout": "", "stderr": "sh: esxcli: not found", "exit_status": 127}})})
+    report = await run_checks([esx("esx-01")], catalog, transport, Policy())
+    by = {f.check: f for f in report.findings}
+    assert by["RW201"].status is Status.ERROR and "exited 127" in by["RW201"].summary
+    assert by["RW201"].details.get("tool_missing") is True
+    assert by["RW209"].status is Status.ERROR  # crash or missing facts: either way an error, never a traceback
+    assert report.exit_code is ExitCode.INCOMPLETE
+
+
+async def test_timeout_is_an_error_naming_the_command():
+    transport = ReplayTransport({"esx-01": TargetRecording(commands={VIB_CMD: {"stdout": VIBS_WITH_MFT}},
+                                                           delay_s=0.5)})
+    report = await run_checks([esx("esx-01")], CATALOG, transport, Policy(), command_timeout=0.05)
+    rw201 = next(f for f in report.findings if f.check == "RW201")
+    assert rw201.status is Status.ERROR and "timed out" in rw201.summary and VIB_CMD in rw201.summary
+
+
+async def test_concurrency_bound_is_honoured_and_each_probe_runs_once():
+    names = [f"esx-{i:02d}" for i in range(1, 13)]
+    transport = ReplayTransport({n: TargetRecording(commands={VIB_CMD: {"stdout": VIBS_WITH_MFT}}) for n in names},
+                                connect_delay_s=0.02)
+    report = await run_checks([esx(n) for n in names], CATALOG, transport, Policy(), concurrency=3)
+    assert transport.peak_connects <= 3
+    assert transport.connects == len(names)
+    # RW201 and RW205 both read esxi_vib_list: asked once per host
+    assert len(transport.commands_run) == len(names)
+    assert all(f.status is not Status.ERROR for f in report.findings)
+
+
+async def test_run_log_records_events_raw_outputs_with_private_modes(tmp_path):
+    transport = ReplayTransport({"esx-01": TargetRecording(commands={VIB_CMD: {"stdout": VIBS_WITH_MFT}})})
+    runlog = RunLog.create(base=tmp_path)
+    await run_checks([esx("esx-01")], CATALOG, transport, Policy(), runlog=runlog)
+    events = read_events(runlog.path)
+    types = [e["type"] for e in events]
+    assert types[0] == "run-start" and "probe" in types and types[-1] == "run-end"
+    raw = runlog.path / "raw" / "esx-01" / "esxi_vib_list.json"
+    assert raw.exists() and "mft" in raw.read_text()
+    assert (runlog.path.stat().st_mode & 0o777) == 0o700
+    assert (raw.stat().st_mode & 0o777) == 0o600
+    assert ((runlog.path / "events.jsonl").stat().st_mode & 0o777) == 0o600
+    # the run dir replays: same verdicts from what was recorded
+    again = await run_checks([esx("esx-01")], CATALOG, ReplayTransport.from_run_dir(runlog.path), Policy())
+    assert [(f.check, f.status) for f in again.findings] == [("RW001", Status.PASS), ("RW201", Status.PASS),
+                                                            ("RW205", Status.FAIL)]
+
+
+def test_exit_codes():
+    assert exit_code_for([Finding("RW1", Status.PASS, "")]) is ExitCode.OK
+    assert exit_code_for([Finding("RW1", Status.WARN, "")]) is ExitCode.OK
+    assert exit_code_for([Finding("RW1", Status.ERROR, ""), Finding("RW2", Status.PASS, "")]) is ExitCode.INCOMPLETE
+    assert exit_code_for([Finding("RW1", Status.ERROR, ""), Finding("RW2", Status.FAIL, "")]) is ExitCode.FAILED
+
+
+@pytest.mark.parametrize("value", ["vmnic2; reboot", "$(reboot)", "a b", "`id`"])
+def test_unsafe_inventory_values_never_reach_a_command(value):
+    from roce_wizard.probes import PROBES
+
+    t = Target(name="g", kind=TargetKind.GUEST, address="127.0.0.1", roce=RoceSpec(netdev=value))
+    from roce_wizard.probes import UnsafeValue
+
+    with pytest.raises(UnsafeValue):
+        PROBES["ethtool_pause"].command(t, {})
+
+
+def test_replay_loads_a_recording_file(tmp_path):
+    path = tmp_path / "rec.yaml"
+    path.write_text("targets:\n  esx-01:\n    commands:\n      'echo hi': {stdout: \"hi\\n\"}\n")
+    transport = ReplayTransport.from_file(path)
+
+    async def go():
+        session = await transport.session(esx("esx-01"))
+        return await session.run("echo hi")
+
+    assert asyncio.run(go()).stdout == "hi\n"
