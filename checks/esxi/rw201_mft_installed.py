@@ -1,0 +1,67 @@
+"""RW201 mft-installed — the NVIDIA firmware tools (MFT and NMST VIBs) are installed on the host
+
+What it checks
+    `esxcli software vib list` lists both the `mft` VIB (mlxconfig, mlxfwmanager, flint) and the
+    `nmst` VIB (the mst driver those tools talk through). Any vendor string the tools ship with is
+    accepted (MEL, Mellanox, NVIDIA).
+
+Why it matters
+    Every firmware check and fix of the esxi stage (link type, SR-IOV, NUM_OF_VFS, firmware
+    version) goes through /opt/mellanox/bin. Without MFT nothing can be read or set; without NMST
+    `mst status` finds no device and mlxconfig cannot open the card.
+
+How to fix by hand
+    Download the MFT and NMST packages for your ESXi release from NVIDIA, keep the .vib files on a
+    datastore every host can reach (seed best practice), then on each host:
+        esxcli software vib install -v /vmfs/volumes/<datastore>/<dir>/MEL_bootbank_mft_<version>.vib -f
+        esxcli software vib install -v /vmfs/volumes/<datastore>/<dir>/MEL_bootbank_nmst_<version>.vib -f
+    and reboot the host (enter maintenance mode first). Batch this reboot with the nmlx5 driver
+    install (RW204).
+
+Fix safety
+    disruptive: installs software with --force (-f) and needs a host reboot before the tools work.
+"""
+
+from roce_wizard.checkkit import bad, excerpt, good
+from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+
+CHECK = Check(
+    code="RW201",
+    slug="mft-installed",
+    title="MFT and NMST tools installed",
+    stage=Stage.ESXI,
+    target=TargetKind.ESXI,
+    severity=Severity.FAIL,
+    probes=("esxi_vib_list",),
+    depends_on=(),
+    reboot=RebootKind.HOST,
+    fix_hint="esxcli software vib install -v <datastore>/MEL_bootbank_{mft,nmst}_<version>.vib -f, then reboot",
+)
+
+REQUIRED = ("mft", "nmst")
+KNOWN_VENDORS = ("mel", "mellanox", "nvidia", "nvd")
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    vibs = facts.need("esxi_vib_list").get("vibs", [])
+    by_name = {(v.get("name") or "").strip().lower(): v for v in vibs}
+    raw = facts.raw.get("esxi_vib_list")
+    observed = {name: (by_name[name].get("version") if name in by_name else None) for name in REQUIRED}
+    missing = [name for name in REQUIRED if name not in by_name]
+    expected = "VIBs mft and nmst installed (vendor MEL / Mellanox / NVIDIA)"
+    if missing:
+        datastore = policy.vib_datastore.rstrip("/")
+        fix = "\n".join(
+            f"esxcli software vib install -v {datastore}/MEL_bootbank_{name}_*.vib -f" for name in missing
+        ) + "\n# then reboot the host (batch with the nmlx5 driver install, RW204)"
+        ev = excerpt(raw, r"^\s*(mft|nmst)\b", r"(^|,)(mft|nmst)(,|$)", r"\bMEL\b|Mellanox|NVIDIA") or excerpt(
+            raw, r"Name\s+Version", r"^AcceptanceLevel,"
+        )
+        return [bad(CHECK, facts, f"VIB{'s' if len(missing) > 1 else ''} {' and '.join(missing)} not installed",
+                    observed=observed, expected=expected, excerpt=ev, fix=fix)]
+    vendors = {name: by_name[name].get("vendor") for name in REQUIRED}
+    odd = [f"{n} from {v}" for n, v in vendors.items() if v and v.strip().lower() not in KNOWN_VENDORS]
+    note = f" (unusual vendor: {', '.join(odd)})" if odd else ""
+    summary = f"mft {observed['mft']} and nmst {observed['nmst']} installed{note}"
+    return [good(CHECK, facts, summary, observed=observed, expected=expected,
+                 excerpt=excerpt(raw, r"^\s*(mft|nmst)\s", r"(^|,)(mft|nmst)(,|$)"))]

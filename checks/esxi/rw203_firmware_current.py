@@ -1,0 +1,120 @@
+"""RW203 firmware-current — adapter firmware is at least what the nmlx5 driver is qualified with
+
+What it checks
+    `mlxfwmanager -d <pci>` → the FW `Current` version of the RoCE card, compared with the site
+    policy's minimum for that device type (policy.min_firmware; seed 000 figure 9: the firmware the
+    nmlx5 4.21.71.101 driver ships with, e.g. ConnectX-5 16.29.1016). Also warns when mlxfwmanager
+    offers a newer `Available` image. A pasted `flint -d <dev> query` is read too (the device family
+    comes from the firmware's major number: 16.x is ConnectX-5, 14.x ConnectX-4 Lx, ...).
+
+Why it matters
+    Driver and firmware are released as a pair; older firmware than the driver expects gives
+    missing features (SR-IOV, PFC, ECN knobs) or outright failures, and NVIDIA support asks for the
+    matched pair first.
+
+How to fix by hand
+    Online (the host reaches NVIDIA):
+        /opt/mellanox/bin/mlxfwmanager --online -u -d <pci> -f
+    Offline: download the image for the card's PSID, then
+        /opt/mellanox/bin/flint -d <mst device> -i <image>.bin burn
+    The new firmware runs after a power cycle of the host (or mlxfwreset where supported).
+
+Fix safety
+    disruptive: burns adapter flash; the card drops off the network until the firmware reset.
+    OEM cards (PSID not MT_*) refuse NVIDIA images: use the server vendor's firmware.
+"""
+
+import re
+
+from roce_wizard.checkkit import bad, excerpt, good, skip, version_tuple
+from roce_wizard.model import Check, Facts, Finding, MissingFact, Policy, RebootKind, Severity, Stage, TargetKind
+
+CHECK = Check(
+    code="RW203",
+    slug="firmware-current",
+    title="Adapter firmware current",
+    stage=Stage.ESXI,
+    target=TargetKind.ESXI,
+    severity=Severity.WARN,
+    probes=(),
+    optional_probes=("mlxfwmanager", "flint_query"),
+    depends_on=("RW201", "RW202"),
+    reboot=RebootKind.FW_RESET,
+    fix_hint="mlxfwmanager --online -u -d <pci> -f (or flint burn offline), then power-cycle",
+)
+
+MLX = "/opt/mellanox/bin"
+
+
+def _short_pci(pci: str) -> str:
+    pci = pci.strip().lower()
+    return pci[5:] if re.match(r"^[0-9a-f]{4}:", pci) and pci.count(":") == 2 else pci
+
+
+def _minimum(policy: Policy, device_type: str | None, fw: str) -> tuple[str | None, str | None]:
+    """(policy minimum, the device type it was found under) by type, else by firmware major."""
+    table = dict(policy.min_firmware)
+    if device_type:
+        for name, minimum in table.items():
+            if name.lower() == device_type.lower():
+                return minimum, name
+    current = version_tuple(fw)
+    if current:
+        same_major = [(n, m) for n, m in table.items() if (version_tuple(m) or (None,))[0] == current[0]]
+        if same_major:
+            name, minimum = min(same_major, key=lambda nm: version_tuple(nm[1]) or ())
+            return minimum, name
+    return None, None
+
+
+def _devices(facts: Facts) -> tuple[list[dict], str]:
+    if facts.has("mlxfwmanager"):
+        return list(facts.get("mlxfwmanager").get("devices", [])), "mlxfwmanager"
+    if facts.has("flint_query"):
+        q = facts.get("flint_query")
+        return [{"device_type": None, "psid": q.get("psid"), "pci": None, "fw_current": q.get("fw_version"),
+                 "fw_available": None}], "flint_query"
+    raise MissingFact("mlxfwmanager", (facts.failures.get("mlxfwmanager").reason
+                                       if facts.failures.get("mlxfwmanager") else ""))
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    devices, probe = _devices(facts)
+    raw = facts.raw.get(probe)
+    target_pci = _short_pci(facts.target.roce.pf_pci) if facts.target and facts.target.roce.pf_pci else None
+    findings: list[Finding] = []
+    for dev in devices:
+        current = dev.get("fw_current")
+        label = dev.get("pci") or dev.get("psid") or dev.get("device_type") or "adapter"
+        dtype = dev.get("device_type")
+        ev = excerpt(raw, r"Device Type|PCI Device Name|PSID|^\s*FW\s", r"FW Version")
+        if not current:
+            findings.append(skip(CHECK, facts, f"{label}: no firmware version printed", excerpt=ev,
+                                 probes=(probe,), subject=label))
+            continue
+        minimum, under = _minimum(policy, dtype, current)
+        available = dev.get("fw_available")
+        dev_arg = target_pci or (_short_pci(dev["pci"]) if dev.get("pci") else "<pci>")
+        fix = (f"{MLX}/mlxfwmanager --online -u -d {dev_arg} -f  # or offline: {MLX}/flint -d {dev_arg} "
+               f"-i <image for PSID {dev.get('psid') or '?'}>.bin burn; then power-cycle the host")
+        observed = {"device_type": dtype or under, "fw_current": current, "fw_available": available}
+        expected = f">= {minimum}" if minimum else "firmware with a policy minimum"
+        cur_t, min_t, avail_t = version_tuple(current), version_tuple(minimum), version_tuple(available)
+        problems = []
+        if min_t and cur_t and cur_t < min_t:
+            problems.append(f"firmware {current} is older than {minimum} (policy minimum for {under})")
+        if avail_t and cur_t and avail_t > cur_t:
+            problems.append(f"newer firmware {available} is available (current {current})")
+        name = f"{dtype or under or 'adapter'} {label}"
+        if problems:
+            findings.append(bad(CHECK, facts, f"{name}: " + "; ".join(problems), observed=observed,
+                                expected=expected if minimum else f"current = available ({available})",
+                                excerpt=ev, fix=fix, probes=(probe,), subject=label))
+        elif minimum is None:
+            findings.append(skip(CHECK, facts, f"{name}: firmware {current}, but the policy has no minimum for "
+                                 f"{dtype or 'this device'} (not an nmlx5 adapter?)", observed=observed,
+                                 excerpt=ev, probes=(probe,), subject=label))
+        else:
+            findings.append(good(CHECK, facts, f"{name}: firmware {current} >= {minimum}", observed=observed,
+                                 expected=expected, excerpt=ev, probes=(probe,), subject=label))
+    return findings or [skip(CHECK, facts, "no adapter in the firmware query", probes=(probe,))]

@@ -1,0 +1,105 @@
+"""RW205 link-type-eth — the RoCE ports of a VPI card are set to Ethernet
+
+What it checks
+    `mlxconfig -d <mst dev> -e query` → `LINK_TYPE_P1` / `LINK_TYPE_P2` are `ETH(2)` on the RoCE
+    ports (Next Boot, and Current when `-e` prints it). Only VPI cards (InfiniBand + Ethernet, e.g.
+    MCX556A) have these keys; Ethernet-only cards lack them and pass. When the inventory names the
+    RoCE vmnics and `esxcli network nic list` gives their PCI functions, only those ports are
+    judged (function .0 is P1, .1 is P2); otherwise every port is.
+
+Why it matters
+    A VPI port in IB(1) mode is an InfiniBand port: ESXi's nmlx5 Ethernet driver shows no vmnic
+    for it, so there is nothing to enable SR-IOV or RoCE on.
+
+How to fix by hand
+    /opt/mellanox/bin/mlxconfig -d <mst device> -y set LINK_TYPE_P1=2 LINK_TYPE_P2=2
+    then reboot the host (the value stays in "Next Boot" until then).
+
+Fix safety
+    disruptive: writes adapter firmware configuration; takes effect at the next host reboot.
+"""
+
+import re
+
+from roce_wizard.checkkit import bad, excerpt, good, mlx_value, mlxconfig_devices, skip
+from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.probes import roce_mst_device, short_pci
+
+CHECK = Check(
+    code="RW205",
+    slug="link-type-eth",
+    title="RoCE ports in Ethernet mode",
+    stage=Stage.ESXI,
+    target=TargetKind.ESXI,
+    severity=Severity.FAIL,
+    probes=("mlxconfig_query",),
+    optional_probes=("esxi_nic_list", "mst_status"),
+    depends_on=("RW201", "RW202"),
+    reboot=RebootKind.HOST,
+    fix_hint="mlxconfig -d <dev> -y set LINK_TYPE_P1=2 LINK_TYPE_P2=2, then reboot the host",
+)
+
+MLXCONFIG = "/opt/mellanox/bin/mlxconfig"
+
+
+def _dev_name(facts: Facts, device: dict) -> str:
+    """What to pass to `mlxconfig -d`: the device the query printed, else the RoCE card's mst name."""
+    if device.get("device"):
+        return device["device"]
+    if facts.target is not None:
+        mst = roce_mst_device(facts.target, facts.data)
+        if mst:
+            return mst
+        if facts.target.roce.pf_pci:
+            return short_pci(facts.target.roce.pf_pci)
+    return "<mst device>"
+
+
+def _roce_ports(facts: Facts) -> set[int] | None:
+    """Port numbers of the inventory's RoCE vmnics (PCI function + 1), when known."""
+    if facts.target is None or not facts.target.roce.vmnics:
+        return None
+    nics = {n.get("name"): n for n in (facts.get("esxi_nic_list") or {}).get("nics", [])}
+    ports = set()
+    for vmnic in facts.target.roce.vmnics:
+        m = re.search(r"\.([0-7])$", (nics.get(vmnic) or {}).get("pci") or "")
+        if not m:
+            return None
+        ports.add(int(m.group(1)) + 1)
+    return ports
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    findings: list[Finding] = []
+    raw = facts.raw.get("mlxconfig_query")
+    ev = excerpt(raw, r"LINK_TYPE_P\d")
+    roce_ports = _roce_ports(facts)
+    for device in mlxconfig_devices(facts):
+        name = _dev_name(facts, device)
+        label = device.get("device") or device.get("device_type") or name
+        keys = sorted(k for k in (device.get("params") or {}) if re.fullmatch(r"LINK_TYPE_P\d", k))
+        if not keys:
+            if "SRIOV_EN" in (device.get("params") or {}) or len(device.get("params") or {}) > 10:
+                findings.append(good(CHECK, facts, f"{label}: ETH-only card (no LINK_TYPE_P* in the query)",
+                                     observed="no LINK_TYPE_P*", expected="ETH", excerpt=None, subject=label))
+            continue  # an egrep'd query without the key: nothing to judge on this device
+        ports = [k for k in keys if roce_ports is None or int(k[-1]) in roce_ports] or keys
+        observed = {k: {"next_boot": mlx_value(device, k, "next_boot"), "current": mlx_value(device, k, "current")}
+                    for k in ports}
+        wrong_next = [k for k in ports if observed[k]["next_boot"] != "ETH"]
+        wrong_now = [k for k in ports if observed[k]["current"] not in (None, "ETH")]
+        if wrong_next:
+            sets = " ".join(f"{k}=2" for k in wrong_next)
+            what = ", ".join(f"{k}={observed[k]['next_boot']}" for k in wrong_next)
+            findings.append(bad(CHECK, facts, f"{label}: {what} (RoCE needs ETH)", observed=observed,
+                                expected={k: "ETH" for k in ports}, excerpt=ev, subject=label,
+                                fix=f"{MLXCONFIG} -d {name} -y set {sets}  # then reboot the host"))
+        elif wrong_now:
+            what = ", ".join(f"{k}={observed[k]['current']}" for k in wrong_now)
+            findings.append(bad(CHECK, facts, f"{label}: ETH is set for next boot but current is {what}: "
+                                "reboot pending", observed=observed, expected={k: "ETH" for k in ports},
+                                excerpt=ev, subject=label, fix="reboot the host (see RW214)"))
+        else:
+            findings.append(good(CHECK, facts, f"{label}: {', '.join(ports)} ETH", observed=observed,
+                                 expected={k: "ETH" for k in ports}, excerpt=ev, subject=label))
+    return findings or [skip(CHECK, facts, "the mlxconfig query printed no LINK_TYPE_P* or SR-IOV keys to judge")]

@@ -1,0 +1,64 @@
+"""RW206 sriov-enabled-fw — SR-IOV is enabled in the adapter firmware
+
+What it checks
+    `mlxconfig -d <dev> -e query` → `SRIOV_EN` of the RoCE card is `True(1)` in the Next Boot
+    column (and, when `-e` prints it, in the Current column too).
+
+Why it matters
+    Without SRIOV_EN the card exposes no virtual functions: vSphere shows the PF as not
+    SR-IOV capable, `max_vfs` is ignored and no VM gets a VF. NUM_OF_VFS can be 8 while
+    SRIOV_EN is False, so a VF count alone proves nothing.
+
+How to fix by hand
+    /opt/mellanox/bin/mlxconfig -d <mst device> -y set SRIOV_EN=1
+    then reboot the host (the value stays in "Next Boot" until then).
+
+Fix safety
+    disruptive: writes adapter firmware configuration; takes effect at the next host reboot.
+"""
+
+from roce_wizard.checkkit import bad, device_label, excerpt, good, mlx_value, mlxconfig_devices, skip
+from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+
+CHECK = Check(
+    code="RW206",
+    slug="sriov-enabled-fw",
+    title="SR-IOV enabled in firmware",
+    stage=Stage.ESXI,
+    target=TargetKind.ESXI,
+    severity=Severity.FAIL,
+    probes=("mlxconfig_query",),
+    depends_on=("RW201", "RW202"),
+    reboot=RebootKind.HOST,
+    fix_hint="mlxconfig -d <dev> -y set SRIOV_EN=1, then reboot the host",
+)
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    findings = []
+    raw = facts.raw.get("mlxconfig_query")
+    for device in mlxconfig_devices(facts):
+        next_boot = mlx_value(device, "SRIOV_EN", "next_boot")
+        current = mlx_value(device, "SRIOV_EN", "current")
+        if next_boot is None and current is None:
+            findings.append(skip(CHECK, facts, f"the query of {device_label(device)} does not show SRIOV_EN",
+                                 subject=device_label(device)))
+            continue  # e.g. egrep'd output: nothing to judge
+        label = device_label(device)
+        observed = {"next_boot": next_boot, "current": current}
+        ev = excerpt(raw, r"SRIOV_EN")
+        fix = f"/opt/mellanox/bin/mlxconfig -d {label} -y set SRIOV_EN=1  # then reboot the host"
+        if next_boot is False:
+            findings.append(
+                bad(CHECK, facts, f"SRIOV_EN is False on {label}", observed=observed, expected=True,
+                    excerpt=ev, fix=fix, subject=label)
+            )
+        elif current is False:
+            findings.append(
+                bad(CHECK, facts, f"SRIOV_EN is set for next boot on {label} but not current: reboot pending",
+                    observed=observed, expected=True, excerpt=ev, fix="reboot the host (see RW214)", subject=label)
+            )
+        else:
+            findings.append(good(CHECK, facts, f"SRIOV_EN is True on {label}", observed=observed, expected=True,
+                                 excerpt=ev, subject=label))
+    return findings

@@ -1,0 +1,76 @@
+"""RW207 advanced-pci-off — ADVANCED_PCI_SETTINGS is cleared in the adapter firmware
+
+What it checks
+    `mlxconfig -d <mst dev> -e query` → `ADVANCED_PCI_SETTINGS` is `False(0)` (Next Boot, and
+    Current when `-e` prints it). Cards whose query has no such key (ConnectX-3) are not judged.
+
+Why it matters
+    Seed 000 clears it before enabling SR-IOV: RoCE SR-IOV does not need the advanced PCI knobs,
+    and with them exposed a stale BAR size / MSI-X setting from an earlier experiment silently
+    limits how many VFs the card can instantiate.
+
+How to fix by hand
+    /opt/mellanox/bin/mlxconfig -d <mst device> -y set ADVANCED_PCI_SETTINGS=0
+    then reboot the host (batch with the other mlxconfig changes of this stage).
+
+Fix safety
+    disruptive: writes adapter firmware configuration; takes effect at the next host reboot.
+"""
+
+from roce_wizard.checkkit import bad, excerpt, good, mlx_value, mlxconfig_devices, skip
+from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.probes import roce_mst_device, short_pci
+
+CHECK = Check(
+    code="RW207",
+    slug="advanced-pci-off",
+    title="ADVANCED_PCI_SETTINGS off",
+    stage=Stage.ESXI,
+    target=TargetKind.ESXI,
+    severity=Severity.WARN,
+    probes=("mlxconfig_query",),
+    optional_probes=("mst_status",),
+    depends_on=("RW201", "RW202"),
+    reboot=RebootKind.HOST,
+    fix_hint="mlxconfig -d <dev> -y set ADVANCED_PCI_SETTINGS=0, then reboot the host",
+)
+
+MLXCONFIG = "/opt/mellanox/bin/mlxconfig"
+
+
+def _dev_name(facts: Facts, device: dict) -> str:
+    if device.get("device"):
+        return device["device"]
+    if facts.target is not None:
+        mst = roce_mst_device(facts.target, facts.data)
+        if mst:
+            return mst
+        if facts.target.roce.pf_pci:
+            return short_pci(facts.target.roce.pf_pci)
+    return "<mst device>"
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    findings: list[Finding] = []
+    ev = excerpt(facts.raw.get("mlxconfig_query"), r"ADVANCED_PCI_SETTINGS")
+    for device in mlxconfig_devices(facts):
+        if "ADVANCED_PCI_SETTINGS" not in (device.get("params") or {}):
+            continue
+        name = _dev_name(facts, device)
+        label = device.get("device") or device.get("device_type") or name
+        next_boot = mlx_value(device, "ADVANCED_PCI_SETTINGS", "next_boot")
+        current = mlx_value(device, "ADVANCED_PCI_SETTINGS", "current")
+        observed = {"next_boot": next_boot, "current": current}
+        if next_boot is not False:
+            findings.append(bad(CHECK, facts, f"{label}: ADVANCED_PCI_SETTINGS is {next_boot}"
+                                + (f" (current {current})" if current is not None else ""),
+                                observed=observed, expected=False, excerpt=ev, subject=label,
+                                fix=f"{MLXCONFIG} -d {name} -y set ADVANCED_PCI_SETTINGS=0  # then reboot the host"))
+        elif current not in (None, False):
+            findings.append(bad(CHECK, facts, f"{label}: ADVANCED_PCI_SETTINGS cleared for next boot, current "
+                                f"still {current}: reboot pending", observed=observed, expected=False,
+                                excerpt=ev, subject=label, fix="reboot the host (see RW214)"))
+        else:
+            findings.append(good(CHECK, facts, f"{label}: ADVANCED_PCI_SETTINGS is False", observed=observed,
+                                 expected=False, excerpt=ev, subject=label))
+    return findings or [skip(CHECK, facts, "the mlxconfig query printed no ADVANCED_PCI_SETTINGS")]

@@ -1,0 +1,261 @@
+"""RW208 num-vfs-covers-max-vfs — firmware NUM_OF_VFS exceeds the VFs the driver is asked for
+
+What it checks
+    The RoCE card's firmware `NUM_OF_VFS` (mlxconfig, Next Boot) against the sum of this card's
+    entries in the nmlx5_core `max_vfs` module parameter. `max_vfs` is one positional list for every
+    nmlx5 port on the host, in PCI address order of the nmlx5_core vmnics in
+    `esxcli network nic list` (seed 000: ConnectX-4 Lx at 1a:00.0/.1 and ConnectX-5 at 3b:00.0/.1
+    -> `max_vfs=0,0,8,7`; the ConnectX-5's entries are 8 and 7). Expected: NUM_OF_VFS > the sum
+    (16 > 15), and SRIOV_EN True whenever VFs are asked for (NUM_OF_VFS can be set while SRIOV_EN
+    is False). With an inventory, the card's `max_vfs` entries must also equal roce.vfs (VFs wanted
+    per RoCE vmnic). Without a nic list the card's positions are unknown: NUM_OF_VFS is then compared
+    with the sum of all entries, and the summary says so.
+
+Why it matters
+    NUM_OF_VFS is the firmware's ceiling and one VF's worth is kept for the PF: when the driver asks
+    for as many VFs as the firmware offers or more, the port comes up with fewer or no VFs and
+    vSphere shows SR-IOV as not active. A max_vfs entry on the wrong position (a card moved to
+    another slot shifts the list) gives VFs to the service NIC instead of the RoCE ports.
+
+How to fix by hand
+    Raise the firmware ceiling (then reboot the host):
+        /opt/mellanox/bin/mlxconfig -d <mst device> -y set SRIOV_EN=1 NUM_OF_VFS=<sum + 1>
+    or lower / correct max_vfs. `parameters set` REPLACES the whole parameter string, so read it
+    first (`esxcli system module parameters list -m nmlx5_core`) and write every parameter back:
+        esxcli system module parameters set -m nmlx5_core -p "<all current params, max_vfs corrected>"
+    then reboot the host.
+
+Fix safety
+    disruptive: firmware configuration and driver parameters; both take effect at the next host
+    reboot. A params string written without the other keys silently drops PFC, trust and ECN.
+"""
+
+import re
+
+from roce_wizard.checkkit import (
+    bad,
+    excerpt,
+    format_options_string,
+    good,
+    mlx_value,
+    mlxconfig_devices,
+    parse_int_list,
+    parse_options_string,
+    skip,
+)
+from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.probes import roce_mst_device, short_pci
+
+CHECK = Check(
+    code="RW208",
+    slug="num-vfs-covers-max-vfs",
+    title="NUM_OF_VFS covers max_vfs",
+    stage=Stage.ESXI,
+    target=TargetKind.ESXI,
+    severity=Severity.FAIL,
+    probes=("mlxconfig_query", "esxi_module_params"),
+    optional_probes=("esxi_nic_list", "esxi_esxcfg_nics", "mst_status"),
+    depends_on=("RW201", "RW202"),
+    reboot=RebootKind.HOST,
+    fix_hint="mlxconfig set NUM_OF_VFS=<sum of max_vfs + 1> (or lower max_vfs, full params string), reboot",
+)
+
+MLXCONFIG = "/opt/mellanox/bin/mlxconfig"
+PARAMS_SET = 'esxcli system module parameters set -m nmlx5_core -p "{}"'
+
+
+def _card(pci: str | None) -> str | None:
+    """'0000:3b:00.1' / '3b:00.0' -> '3b:00' (the adapter: bus and device, any function)."""
+    if not pci:
+        return None
+    m = re.search(r"([0-9a-fA-F]{2,3}):([0-9a-fA-F]{2})\.[0-9a-fA-F]$", pci.strip())
+    return f"{int(m.group(1), 16):02x}:{m.group(2).lower()}" if m else None
+
+
+def _nmlx5_nics(facts: Facts) -> list[dict] | None:
+    """nmlx5_core vmnics in PCI order (max_vfs positions); None without a nic list."""
+    for kind in ("esxi_nic_list", "esxi_esxcfg_nics"):
+        if facts.has(kind):
+            nics = [n for n in facts.get(kind).get("nics", []) if (n.get("driver") or "").startswith("nmlx5")]
+            return sorted(nics, key=lambda n: _pci_key(n.get("pci") or ""))
+    return None
+
+
+def _pci_key(pci: str) -> tuple[int, ...]:
+    try:
+        nums = tuple(int(p, 16) for p in re.split(r"[:.]", pci.lower()))
+    except ValueError:
+        return (1 << 30,)
+    return nums if len(nums) == 4 else (0, *nums)
+
+
+def _norm(text: str | None) -> str:
+    return re.sub(r"[^a-z0-9]", "", (text or "").lower())
+
+
+def _device_card(facts: Facts, device: dict, nics: list[dict] | None) -> tuple[str | None, str]:
+    """The PCI bus:device of the card this mlxconfig device is, and how it was found."""
+    target = facts.target
+    if target is not None:  # doctor queries only the RoCE card
+        if target.roce.pf_pci:
+            return _card(target.roce.pf_pci), "inventory roce.pf_pci"
+        by_name = {n.get("name"): n for n in nics or []}
+        for vmnic in target.roce.vmnics:
+            if _card((by_name.get(vmnic) or {}).get("pci")):
+                return _card(by_name[vmnic]["pci"]), "inventory roce.vmnics"
+    dev = (device.get("device") or "").rsplit("/", 1)[-1]
+    for m in (facts.get("mst_status") or {}).get("devices", []):
+        if dev and (m.get("mst") or "").rsplit("/", 1)[-1] == dev and _card(m.get("pci")):
+            return _card(m["pci"]), "mst status"
+    if nics:
+        cards = {_card(n.get("pci")) for n in nics} - {None}
+        dtype = _norm(device.get("device_type"))
+        if dtype:
+            same = {_card(n.get("pci")) for n in nics
+                    if _norm((re.findall(r"\[([^\]]+)\]", n.get("description") or "") or [""])[-1]) == dtype}
+            same.discard(None)
+            if len(same) == 1:
+                return same.pop(), "device type in nic list"
+        if len(cards) == 1:
+            return next(iter(cards)), "the only nmlx5 card"
+    return None, ""
+
+
+def _current_options(facts: Facts) -> dict:
+    mp = facts.need("esxi_module_params")
+    if mp.get("options_string") is not None:
+        return parse_options_string(mp["options_string"])
+    return dict(mp.get("params") or {})
+
+
+def _dev_name(facts: Facts, device: dict) -> str:
+    if device.get("device"):
+        return device["device"]
+    if facts.target is not None:
+        mst = roce_mst_device(facts.target, facts.data)
+        if mst:
+            return mst
+        if facts.target.roce.pf_pci:
+            return short_pci(facts.target.roce.pf_pci)
+    return "<mst device>"
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    options = _current_options(facts)
+    max_vfs_raw = options.get("max_vfs")
+    max_vfs = parse_int_list(max_vfs_raw) or []
+    nics = _nmlx5_nics(facts)
+    raw_mlx = facts.raw.get("mlxconfig_query")
+    raw_mp = facts.raw.get("esxi_module_params")
+
+    def evidence() -> list[Evidence]:
+        ev = [facts.evidence("mlxconfig_query", excerpt(raw_mlx, r"NUM_OF_VFS|SRIOV_EN")),
+              facts.evidence("esxi_module_params", excerpt(raw_mp, r"max_vfs"))]
+        for kind in ("esxi_nic_list", "esxi_esxcfg_nics"):
+            if facts.has(kind):
+                ev.append(facts.evidence(kind, excerpt(facts.raw.get(kind), r"nmlx5")))
+        return ev
+
+    findings: list[Finding] = []
+    for device in mlxconfig_devices(facts):
+        num = mlx_value(device, "NUM_OF_VFS", "next_boot")
+        sriov = mlx_value(device, "SRIOV_EN", "next_boot")
+        if num is None and sriov is None:
+            continue  # an egrep'd query without the VF keys
+        name = _dev_name(facts, device)
+        label = device.get("device") or device.get("device_type") or name
+        card, how = _device_card(facts, device, nics)
+        positions = [i for i, n in enumerate(nics or []) if card and _card(n.get("pci")) == card]
+        if positions:
+            entries = {nics[i]["name"]: (max_vfs[i] if i < len(max_vfs) else 0) for i in positions}
+            total = sum(entries.values())
+            scope = f"this card's max_vfs entries ({', '.join(f'{k}={v}' for k, v in entries.items())})"
+        else:
+            entries = {}
+            total = sum(max_vfs)
+            why = "no nic list" if nics is None else "cannot tell which entries are this card's"
+            scope = f"the sum of ALL max_vfs entries ({max_vfs_raw or 'unset'}; {why})"
+
+        # what the inventory wants on this host's RoCE vmnics
+        wanted: dict[str, int] = {}
+        target = facts.target
+        if target is not None and target.roce.vfs and target.roce.vmnics and nics is not None:
+            wanted = dict(zip(target.roce.vmnics, target.roce.vfs))
+        order = [n.get("name") for n in nics or []]
+        unknown = [v for v in wanted if v not in order]
+        new_list = list(max_vfs) + [0] * max(0, len(order) - len(max_vfs))
+        for vmnic, want in wanted.items():
+            if vmnic in order:
+                new_list[order.index(vmnic)] = want
+        have = {v: (max_vfs[order.index(v)] if order.index(v) < len(max_vfs) else None)
+                for v in wanted if v in order}
+        differ = {v: (have[v], wanted[v]) for v in have if (have[v] or 0) != wanted[v]}
+        total_wanted = sum(new_list[i] for i in positions) if positions else total
+        # the inventory wants VFs but there is no nic list: positions unknown, the sum is still known
+        blind: dict[str, int] = {}
+        if target is not None and target.roce.vfs and nics is None:
+            total_wanted = max(total_wanted, sum(target.roce.vfs))
+            if not max_vfs and sum(target.roce.vfs):
+                blind = dict(zip(target.roce.vmnics, target.roce.vfs)) or {"RoCE ports": sum(target.roce.vfs)}
+
+        observed = {"NUM_OF_VFS": num, "SRIOV_EN": sriov, "max_vfs": max_vfs_raw, "card": card,
+                    "card_entries": entries or None, "sum": total}
+        expected = f"NUM_OF_VFS > {total}" + (" and SRIOV_EN True" if total or total_wanted else "")
+        sets = {}
+        problems = []
+        if sriov is False and (total or total_wanted):
+            problems.append(f"SRIOV_EN is False although NUM_OF_VFS={num}: the card exposes no VFs")
+            sets["SRIOV_EN"] = 1
+        if isinstance(num, int) and total and num <= total:
+            problems.append(f"NUM_OF_VFS={num} does not exceed {total}, {scope}: "
+                            "one VF's worth is kept for the PF")
+        need = max(total, total_wanted)
+        if isinstance(num, int) and need and num <= need:
+            sets["NUM_OF_VFS"] = need + 1
+        elif num is None and need:
+            problems.append(f"NUM_OF_VFS is not set in firmware while {scope} ask for {total}")
+            sets["NUM_OF_VFS"] = need + 1
+        mlx_fix = (f"{MLXCONFIG} -d {name} -y set " + " ".join(f"{k}={v}" for k, v in sets.items())
+                   + "  # then reboot the host") if sets else None
+
+        if problems:
+            fix = mlx_fix
+            if "NUM_OF_VFS" in sets and total:
+                lowered = dict(options)
+                fix += (f"\n# or lower max_vfs so that the card's entries sum to less than {num}; "
+                        f"current string: {format_options_string(lowered)}")
+            findings.append(bad(CHECK, facts, f"{label}: " + "; ".join(problems), observed=observed,
+                                expected=expected, evidence=evidence(), fix=fix, subject=label))
+        if differ or unknown:
+            parts = [f"{v} has {'no entry' if h is None else h} (max_vfs position {order.index(v) + 1}), "
+                     f"inventory wants {w}" for v, (h, w) in differ.items()]
+            parts += [f"{v} is not an nmlx5_core vmnic in the nic list" for v in unknown]
+            merged = dict(options)
+            merged["max_vfs"] = ",".join(str(x) for x in new_list)
+            fix = PARAMS_SET.format(format_options_string(merged)) + "  # then reboot the host"
+            if mlx_fix and not problems:
+                fix += "\n" + mlx_fix
+            if unknown and not differ:
+                fix = "check roce.vmnics in the inventory against `esxcli network nic list`"
+            findings.append(bad(CHECK, facts, "max_vfs does not match the inventory: " + "; ".join(parts),
+                                observed={v: h for v, (h, _) in differ.items()} or {v: None for v in unknown},
+                                expected=wanted, evidence=evidence(), fix=fix,
+                                subject=",".join(wanted) or label))
+        if blind:
+            merged = dict(options)
+            merged["max_vfs"] = "<one-entry-per-nmlx5_core-vmnic-in-PCI-order>"
+            fix = ("esxcli network nic list  # find the positions of " + ", ".join(blind) + "\n"
+                   + PARAMS_SET.format(format_options_string(merged)) + "  # then reboot the host")
+            if mlx_fix and not problems:
+                fix += "\n" + mlx_fix
+            findings.append(bad(CHECK, facts, "max_vfs is not set (the driver creates no VFs); the inventory wants "
+                                + ", ".join(f"{k}={v}" for k, v in blind.items()), observed=None,
+                                expected=blind, evidence=evidence(), fix=fix, subject=",".join(blind)))
+        if not problems and not (differ or unknown or blind):
+            if not total and not total_wanted:
+                summary = f"{label}: no VFs asked for on this card ({scope})"
+            else:
+                summary = f"{label}: NUM_OF_VFS={num} > {total}, {scope}; SRIOV_EN {sriov}"
+            findings.append(good(CHECK, facts, summary, observed=observed, expected=expected,
+                                 evidence=evidence(), subject=label))
+    return findings or [skip(CHECK, facts, "the mlxconfig query printed neither NUM_OF_VFS nor SRIOV_EN")]

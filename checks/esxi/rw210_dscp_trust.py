@@ -1,0 +1,78 @@
+"""RW210 dscp-trust — nmlx5_core classifies traffic by DSCP
+
+What it checks
+    `esxcli system module parameters list -m nmlx5_core` → `trust_state` is 2 (trust DSCP) when
+    the site policy's trust is `dscp` (1 = trust PCP when the policy says `pcp`). Unset means the
+    driver default: trust PCP.
+
+Why it matters
+    RoCE v2 from a VF is routable and usually untagged: there is no VLAN PCP to read, so with
+    PCP trust every RoCE packet lands in priority 0 and never uses the lossless priority. With DSCP
+    trust the RoCE DSCP (26 by default) maps to priority 3, where PFC is on.
+
+How to fix by hand
+    `parameters set` REPLACES the whole string: read the current string, change only trust_state,
+    write it all back:
+        esxcli system module parameters list -m nmlx5_core
+        esxcli system module parameters set -m nmlx5_core -p "<current params> trust_state=2"
+    then reboot the host.
+
+Fix safety
+    disruptive: driver parameters take effect at the next host reboot; a string written without
+    the other keys loses max_vfs and PFC.
+"""
+
+from roce_wizard.checkkit import bad, excerpt, format_options_string, good, parse_options_string
+from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+
+CHECK = Check(
+    code="RW210",
+    slug="dscp-trust",
+    title="DSCP trust (nmlx5_core)",
+    stage=Stage.ESXI,
+    target=TargetKind.ESXI,
+    severity=Severity.FAIL,
+    probes=("esxi_module_params",),
+    depends_on=(),
+    reboot=RebootKind.HOST,
+    fix_hint='esxcli system module parameters set -m nmlx5_core -p "<all current params> trust_state=2"',
+)
+
+PARAMS_SET = 'esxcli system module parameters set -m nmlx5_core -p "{}"'
+TRUST_STATE = {"pcp": 1, "dscp": 2}
+
+
+def _current_options(facts: Facts) -> dict:
+    mp = facts.need("esxi_module_params")
+    if mp.get("options_string") is not None:
+        return parse_options_string(mp["options_string"])
+    return dict(mp.get("params") or {})
+
+
+def _as_int(value: str | None) -> int | None:
+    try:
+        return int(str(value).strip(), 10) if value is not None else None
+    except ValueError:
+        return None
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    options = _current_options(facts)
+    want = TRUST_STATE.get(policy.trust.lower(), 2)
+    value = options.get("trust_state")
+    observed = value
+    ev = excerpt(facts.raw.get("esxi_module_params"), r"\btrust_state\b", r"options\s*=")
+    names = {1: "PCP", 2: "DSCP"}
+    if _as_int(value) == want:
+        return [good(CHECK, facts, f"trust_state={value} (trust {names[want]})", observed=observed,
+                     expected=str(want), excerpt=ev)]
+    if value is None:
+        summary = f"trust_state is not set (driver default: trust PCP); the policy wants {names[want]}"
+    else:
+        summary = f"trust_state={value} (trust {names.get(_as_int(value), 'unknown')}); the policy wants {names[want]}"
+    merged = dict(options)
+    merged["trust_state"] = str(want)
+    fix = PARAMS_SET.format(format_options_string(merged)) + "  # then reboot the host"
+    return [bad(CHECK, facts, summary, observed=observed, expected=str(want), excerpt=ev, fix=fix,
+                details={"params_before": format_options_string(options),
+                         "params_after": format_options_string(merged)})]

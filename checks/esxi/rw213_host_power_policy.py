@@ -1,0 +1,48 @@
+"""RW213 host-power-policy — the ESXi CPU power policy is High Performance
+
+What it checks
+    `esxcli system settings advanced list -o /Power/CpuPolicy` → `String Value` is
+    `High Performance` (seed 000 best practice, set with the BIOS profile "Performance Per Watt
+    (OS)" so that the OS decides).
+
+Why it matters
+    Balanced (the default) lets cores drop into deep C-states and lower P-states between
+    messages: small-message RDMA latency grows and jitters, which MPI collectives amplify.
+
+How to fix by hand
+    esxcli system settings advanced set -o /Power/CpuPolicy -s "High Performance"
+    (or vSphere Client: host > Configure > Hardware > Overview > Power Management > Edit Power
+    Policy > High Performance). Takes effect at once.
+
+Fix safety
+    safe: no reboot, no traffic impact; the host draws more power.
+"""
+
+from roce_wizard.checkkit import bad, excerpt, good
+from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+
+CHECK = Check(
+    code="RW213",
+    slug="host-power-policy",
+    title="Host power policy High Performance",
+    stage=Stage.ESXI,
+    target=TargetKind.ESXI,
+    severity=Severity.WARN,
+    probes=("esxi_power_policy",),
+    depends_on=(),
+    reboot=RebootKind.NONE,
+    fix_hint='esxcli system settings advanced set -o /Power/CpuPolicy -s "High Performance"',
+)
+
+WANT = "High Performance"
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    pp = facts.need("esxi_power_policy")
+    value = pp.get("value")
+    ev = excerpt(facts.raw.get("esxi_power_policy"), r"String Value|Path:", r"/Power/CpuPolicy")
+    if isinstance(value, str) and value.strip().lower() == WANT.lower():
+        return [good(CHECK, facts, f"CPU power policy is {value}", observed=value, expected=WANT, excerpt=ev)]
+    shown = value if value not in (None, "") else "not readable"
+    return [bad(CHECK, facts, f"CPU power policy is {shown}, not {WANT}", observed=value, expected=WANT,
+                excerpt=ev, fix=f'esxcli system settings advanced set -o /Power/CpuPolicy -s "{WANT}"')]

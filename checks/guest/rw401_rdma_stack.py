@@ -1,0 +1,95 @@
+"""RW401 rdma-stack — an RDMA user/kernel stack is installed (MLNX_OFED or inbox rdma-core)
+
+What it checks
+    `ofed_info -s` prints the MLNX_OFED version (e.g. `MLNX_OFED_LINUX-5.4-3.0.3.0:`, or
+    `OFED-internal-23.07-0.5.0:` on DOCA-era installs) → pass. Without ofed_info, the distribution's
+    inbox rdma-core is accepted when `ibv_devinfo` exists (tool presence, or its output was read)
+    → pass with a note. Neither → fail.
+
+Why it matters
+    Without the verbs stack there is no RDMA device in the guest at all: no ibv_devinfo, no GID
+    table, and MPI/UCX silently fall back to TCP. Inbox rdma-core works for RoCE v2 but lacks the
+    MLNX_OFED helpers (show_gids, ibdev2netdev, cma_roce_mode, mlnx_qos) unless mlnx-tools is
+    installed; the seed procedure (000) installs MLNX_OFED.
+
+How to fix by hand
+    tar xf MLNX_OFED_LINUX-<version>-<distro>.tgz && cd MLNX_OFED_LINUX-<version>-<distro>
+    yum install -y kernel-modules-extra      # RHEL (tk on CentOS)
+    ./mlnxofedinstall --force --add-kernel-support
+    /etc/init.d/openibd force-restart        # then reboot the VM
+    Inbox alternative: dnf install rdma-core libibverbs-utils infiniband-diags perftest mlnx-tools
+    (apt install rdma-core ibverbs-utils infiniband-diags perftest mlnx-tools)
+
+Fix safety
+    disruptive: installs kernel modules and restarts the RDMA driver; reboot the VM afterwards.
+"""
+
+from roce_wizard.checkkit import bad, excerpt, good
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    Policy,
+    RebootKind,
+    Severity,
+    Stage,
+    Status,
+    TargetKind,
+)
+
+CHECK = Check(
+    code="RW401",
+    slug="rdma-stack",
+    title="RDMA stack installed",
+    stage=Stage.GUEST,
+    target=(TargetKind.GUEST, TargetKind.LINUX),
+    severity=Severity.FAIL,
+    probes=(),
+    optional_probes=("ofed_info", "tool_presence", "ibv_devinfo"),
+    reboot=RebootKind.VM_REBOOT,
+    fix_hint="./mlnxofedinstall --force --add-kernel-support; /etc/init.d/openibd force-restart; reboot",
+)
+
+FIX = ("tar xf MLNX_OFED_LINUX-<version>-<distro>.tgz && cd MLNX_OFED_LINUX-<version>-<distro> && "
+       "./mlnxofedinstall --force --add-kernel-support  # RHEL: yum install -y kernel-modules-extra first; "
+       "then /etc/init.d/openibd force-restart and reboot the VM "
+       "(inbox alternative: dnf install rdma-core libibverbs-utils infiniband-diags perftest mlnx-tools)")
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    ofed = facts.get("ofed_info") or {}
+    tools = facts.get("tool_presence")
+    present = set((tools or {}).get("present") or {})
+    missing = set((tools or {}).get("missing") or [])
+    if ofed.get("version"):
+        flavor = ofed.get("flavor") or "MLNX_OFED"
+        return [good(CHECK, facts, f"{flavor} {ofed['version']} installed", observed=ofed.get("raw") or ofed["version"],
+                     expected="MLNX_OFED or rdma-core", probes=("ofed_info",),
+                     excerpt=excerpt(facts.raw.get("ofed_info"), r"OFED"), details={"stack": "mlnx_ofed", **ofed})]
+    has_devinfo = "ibv_devinfo" in present or facts.has("ibv_devinfo")
+    if has_devinfo:
+        probe = "tool_presence" if "ibv_devinfo" in present else "ibv_devinfo"
+        ofed_absent = "ofed_info" in missing or (
+            facts.failures.get("ofed_info") is not None and facts.failures["ofed_info"].tool_missing)
+        if not ofed_absent:  # analyze of an ibv_devinfo paste: a stack is there, which one is unknown
+            return [good(CHECK, facts, "an RDMA stack is installed (ibv_devinfo ran); MLNX_OFED or inbox rdma-core "
+                         "is unknown without `ofed_info -s`", observed="ibv_devinfo", expected="MLNX_OFED or rdma-core",
+                         probes=(probe,), excerpt=excerpt(facts.raw.get(probe), r"hca_id"), details={"stack": None})]
+        return [good(CHECK, facts, "inbox rdma-core (ibv_devinfo present, no MLNX_OFED): accepted; "
+                     "show_gids / cma_roce_mode / mlnx_qos need MLNX_OFED or mlnx-tools",
+                     observed="rdma-core", expected="MLNX_OFED or rdma-core", probes=(probe,),
+                     excerpt=excerpt(facts.raw.get(probe), r"ibv_devinfo|hca_id"), details={"stack": "rdma-core"})]
+    known_missing = "ibv_devinfo" in missing or (
+        facts.failures.get("ibv_devinfo") is not None and facts.failures["ibv_devinfo"].tool_missing
+    )
+    if known_missing:
+        return [bad(CHECK, facts, "no RDMA stack: neither ofed_info (MLNX_OFED) nor ibv_devinfo (rdma-core) is installed",
+                    observed={"ofed_info": "missing", "ibv_devinfo": "missing"}, expected="MLNX_OFED or rdma-core",
+                    probes=("tool_presence",), excerpt=excerpt(facts.raw.get("tool_presence"), r"ofed_info|ibv_devinfo"),
+                    fix=FIX)]
+    reasons = "; ".join(f"{p}: {f.reason}" for p, f in facts.failures.items() if p in CHECK.optional_probes)
+    return [Finding(check=CHECK.code, status=Status.ERROR, target=facts.target_name,
+                    summary="cannot tell which RDMA stack is installed" + (f" ({reasons})" if reasons else ""),
+                    expected="MLNX_OFED or rdma-core", evidence=[Evidence(probe="ofed_info")],
+                    fix="run `ofed_info -s` and `command -v ibv_devinfo` on the target")]

@@ -1,0 +1,118 @@
+"""RW403 port-active — the RoCE port is PORT_ACTIVE
+
+What it checks
+    `ibv_devinfo` → `state:` of the RoCE device's port (the one bound to the inventory's RoCE
+    netdev) is `PORT_ACTIVE (4)`. Without an inventory (analyze): every Ethernet port is judged;
+    when at least one is active, the others are reported as not judged (they may be unused ports).
+
+Why it matters
+    A port that is DOWN carries nothing: ib_send_bw cannot connect and MPI falls back to TCP
+    without saying so. On RoCE the port follows the Ethernet link, so the cause is physical or
+    upstream: cable/transceiver, switch port, the VDS uplink, or the netdev being down.
+
+How to fix by hand
+    ip link set dev <netdev> up; ethtool <netdev> | grep -i 'link detected'
+    check the cable / transceiver and the switch port (shutdown? speed?);
+    for a guest: the VF's physical uplink on the host (`esxcli network nic list`) and the VDS (RW302).
+
+Fix safety
+    manual: cabling, switch and vSphere are outside the guest.
+"""
+
+import re
+
+from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.probes import rdma_device
+
+CHECK = Check(
+    code="RW403",
+    slug="port-active",
+    title="RoCE port active",
+    stage=Stage.GUEST,
+    target=(TargetKind.GUEST, TargetKind.LINUX),
+    severity=Severity.FAIL,
+    probes=("ibv_devinfo",),
+    optional_probes=("rdma_link", "ibdev2netdev"),
+    depends_on=("RW402",),
+    fix_hint="bring the link up: netdev up, cable/transceiver, switch port, VDS uplink",
+)
+
+
+def _links(facts: Facts) -> list[dict]:
+    return [*(facts.get("rdma_link") or {}).get("links", []), *(facts.get("ibdev2netdev") or {}).get("links", [])]
+
+
+def _section(raw: str | None, hca_id: str) -> str | None:
+    if not raw:
+        return None
+    m = re.search(rf"hca_id:\s*{re.escape(hca_id)}\b.*?(?=hca_id:|\Z)", raw, re.DOTALL)
+    return m.group(0) if m else raw
+
+
+def roce_ports(facts: Facts) -> tuple[list[tuple[dict, dict, str | None]], bool, str | None]:
+    """(device, port, netdev) to judge; whether they are the inventory's RoCE port; why none."""
+    devices = {d.get("hca_id"): d for d in facts.need("ibv_devinfo").get("devices", []) if d.get("hca_id")}
+    links = _links(facts)
+    bound = {(lk.get("dev"), lk.get("port")): lk.get("netdev") for lk in links}
+    eth = [(d, p, bound.get((n, p.get("port")))) for n, d in devices.items() for p in d.get("ports", [])
+           if (p.get("link_layer") or "").lower() == "ethernet"]
+    t = facts.target
+    if t is None or not (t.roce.netdev or t.roce.rdma_dev):
+        return eth, False, None if eth else "ibv_devinfo shows no Ethernet port"
+    name = rdma_device(t, facts.data)
+    if name is None:
+        if not links and len(eth) == 1:
+            return eth, True, None
+        return [], True, f"no RDMA device is known to serve {t.roce.netdev} (RW402)"
+    dev = devices.get(name)
+    if dev is None:
+        return [], True, f"{name} is not listed by ibv_devinfo (RW402)"
+    pno = next((lk.get("port") for lk in links if lk.get("dev") == name and lk.get("netdev") == t.roce.netdev), 1)
+    port = next((p for p in dev.get("ports", []) if p.get("port") == pno), None)
+    if port is None:
+        return [], True, f"ibv_devinfo shows no port {pno} on {name}"
+    return [(dev, port, t.roce.netdev)], True, None
+
+
+def _fix(facts: Facts, netdev: str | None, port: dict) -> str:
+    nd = netdev or "<netdev>"
+    steps = []
+    if (port.get("phys_state") or "").upper().startswith("DISABLED"):
+        steps.append(f"ip link set dev {nd} up  # the port is administratively disabled")
+    steps.append(f"ethtool {nd} | grep -i 'link detected'; check the cable/transceiver and the switch port")
+    t = facts.target
+    if t is None or t.kind is TargetKind.GUEST:
+        steps.append(f"in a VM: the VF's uplink on {t.host if t and t.host else 'the ESXi host'} "
+                     "(esxcli network nic list) and the VDS uplinks (RW302)")
+    return "; ".join(steps)
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    ports, targeted, why = roce_ports(facts)
+    if not ports:
+        return [skip(CHECK, facts, f"cannot judge: {why}", expected="PORT_ACTIVE")]
+    raw = facts.raw.get("ibv_devinfo")
+    findings = []
+    for dev, port, netdev in ports:
+        name, pno = dev["hca_id"], port.get("port", 1)
+        subject = f"{name}/{pno}"
+        state = port.get("state")
+        ev = excerpt(_section(raw, name), r"hca_id", r"\bstate:", r"phys_state")
+        observed = {"state": state, "phys_state": port.get("phys_state")}
+        on = f" ({netdev})" if netdev else ""
+        if state == "PORT_ACTIVE":
+            findings.append(good(CHECK, facts, f"{subject}{on} is PORT_ACTIVE", observed=observed,
+                                 expected="PORT_ACTIVE", excerpt=ev, subject=subject))
+        else:
+            findings.append(bad(CHECK, facts, f"{subject}{on} is {state or 'in an unknown state'}, not PORT_ACTIVE",
+                                observed=observed, expected="PORT_ACTIVE", excerpt=ev, subject=subject,
+                                fix=_fix(facts, netdev, port)))
+    if not targeted and any(f.status.value == "pass" for f in findings):
+        # analyze: an inactive port next to an active one is likely just unused
+        for i, f in enumerate(findings):
+            if f.status.value != "pass":
+                findings[i] = skip(CHECK, facts, f"{f.summary}; fine if it is not the RoCE port "
+                                   "(give roce.netdev in the inventory to judge it)", observed=f.observed,
+                                   expected="PORT_ACTIVE", evidence=f.evidence, subject=f.subject)
+    return findings

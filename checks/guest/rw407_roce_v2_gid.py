@@ -1,0 +1,177 @@
+"""RW407 roce-v2-gid — a RoCE v2 GID carries the netdev's IPv4; its index is reported
+
+What it checks
+    `show_gids`: among the GIDs of the RoCE device/port (the row's netdev is the RoCE netdev),
+    one has `VER v2` and carries the netdev's IPv4 (from `ip -j addr`, else the inventory's
+    roce.ip). Its INDEX is reported (details["gid_index"]) — it is what `ib_send_bw -x`,
+    UCX_IB_GID_INDEX and NCCL_IB_GID_INDEX must be given. Fail when only v1 or link-local GIDs
+    exist. Across nodes (engine, `compare_gid_indexes`): warn when the index differs.
+
+Why it matters
+    The RoCE v2 IPv4 GID is often index 3, but not always: a second IPv6 address (another
+    link-local or a global one) pushes it to 5, and with no IPv4 there is none (only index 0/1,
+    link-local). Never hard-code 3: a job given a link-local or v1 GID index either fails to
+    connect or runs RoCE v1 (not routable, no DSCP), and MPI/UCX silently fall back to TCP.
+
+How to fix by hand
+    Give the RoCE netdev its IPv4 (RW406: ip addr add <ip>/<prefix> dev <netdev>) and bring it up;
+    the driver adds the v1 and v2 GIDs for it by itself. Then read the index:
+        show_gids | grep -w v2 | grep <ip>
+    and use it per node when it differs (UCX_IB_GID_INDEX=<idx>, NCCL_IB_GID_INDEX=<idx>, -x <idx>).
+
+Fix safety
+    manual: nothing to set here; the GID table follows the netdev's addresses.
+"""
+
+import ipaddress
+import re
+
+from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
+from roce_wizard.probes import rdma_device
+
+CHECK = Check(
+    code="RW407",
+    slug="roce-v2-gid",
+    title="RoCE v2 IPv4 GID",
+    stage=Stage.GUEST,
+    target=(TargetKind.GUEST, TargetKind.LINUX),
+    severity=Severity.FAIL,
+    probes=("show_gids",),
+    optional_probes=("ip_json", "rdma_link", "ibdev2netdev"),
+    depends_on=("RW402",),
+    fix_hint="give the RoCE netdev its IPv4 (RW406); use the v2 GID index show_gids reports, never assume 3",
+)
+
+EXPECTED = "a RoCE v2 GID carrying the netdev's IPv4"
+_MAPPED = re.compile(r"^(?:0000:){5}ffff:([0-9a-f]{4}):([0-9a-f]{4})$", re.IGNORECASE)
+
+
+def _ipv4(gid: dict) -> str | None:
+    """The IPv4 a GID carries (the parser's column, else decoded from an IPv4-mapped GID)."""
+    if gid.get("ipv4"):
+        return gid["ipv4"]
+    text = (gid.get("gid") or "").lower()
+    m = _MAPPED.match(text)
+    if m:
+        n = int(m.group(1) + m.group(2), 16)
+        return str(ipaddress.IPv4Address(n))
+    if text.startswith("::ffff:") and text.count(".") == 3:
+        return text[7:]
+    return None
+
+
+def _netdev_ips(facts: Facts, netdev: str | None) -> set[str]:
+    ips = set()
+    for iface in (facts.get("ip_json") or {}).get("interfaces", []):
+        if netdev and iface.get("name") == netdev:
+            ips |= {a.split("/")[0] for a in iface.get("ipv4") or []}
+    if not ips and facts.target is not None and facts.target.roce.ip:
+        ips.add(facts.target.roce.ip.split("/")[0])
+    return ips
+
+
+def _v2_with_ip(rows: list[dict]) -> list[dict]:
+    return sorted((g for g in rows if g.get("ver") == "v2" and _ipv4(g)), key=lambda g: g.get("index", 0))
+
+
+def _ev(facts: Facts, rows: list[dict]) -> str | None:
+    raw = facts.raw.get("show_gids")
+    devs = {g.get("dev") for g in rows if g.get("dev")}
+    return excerpt(raw, r"^\s*DEV", *(rf"^\s*{re.escape(d)}\s" for d in devs), limit=8)
+
+
+def _fix(netdev: str | None, ip: str | None, rows: list[dict]) -> str:
+    nd = netdev or "<netdev>"
+    fix = (f"give {nd} its IPv4 and bring it up: ip addr add {ip or '<roce ip>/<prefix>'} dev {nd}; ip link set {nd} up "
+           "(RW406, persist it); the driver then adds the RoCE v2 GID — read its index with "
+           f"`show_gids | grep -w v2` (never assume 3)")
+    if rows and not any(g.get("ver") == "v2" for g in rows):
+        fix += "; no v2 GID at all: the RDMA stack is too old or RoCE v2 is disabled — update MLNX_OFED / the kernel (RW401)"
+    return fix
+
+
+def _judge(facts: Facts, rows: list[dict], want_ips: set[str], netdev: str | None, label: str) -> Finding:
+    v2 = _v2_with_ip(rows)
+    matching = [g for g in v2 if not want_ips or _ipv4(g) in want_ips]
+    ev = _ev(facts, rows)
+    observed = [f"{g.get('index')}:{g.get('ver')}:{_ipv4(g) or g.get('gid')}" for g in rows]
+    if matching:
+        g = matching[0]
+        idx, ip = g.get("index"), _ipv4(g)
+        note = "" if want_ips else " (the netdev's IPv4 was not known: not cross-checked)"
+        return good(CHECK, facts, f"RoCE v2 GID of {ip} on {label} is index {idx}{note}", observed=observed,
+                    expected=EXPECTED, excerpt=ev, subject=label,
+                    details={"gid_index": idx, "dev": g.get("dev"), "port": g.get("port"), "ipv4": ip,
+                             "netdev": g.get("netdev") or netdev, "gid": g.get("gid")})
+    want = ", ".join(sorted(want_ips))
+    if v2:
+        summary = (f"no RoCE v2 GID on {label} carries {want}: v2 GIDs carry "
+                   f"{', '.join(sorted({_ipv4(g) for g in v2}))}")
+    else:
+        summary = f"no RoCE v2 IPv4 GID on {label}: only v1 / link-local GIDs" + (
+            f" (indexes {', '.join(str(g.get('index')) for g in rows)})" if rows else "")
+    return bad(CHECK, facts, summary, observed=observed, expected=EXPECTED, excerpt=ev, subject=label,
+               fix=_fix(netdev, facts.target.roce.ip if facts.target else None, rows))
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    gids = list(facts.need("show_gids").get("gids", []))
+    t = facts.target
+    if t is not None and (t.roce.netdev or t.roce.rdma_dev):
+        netdev, dev = t.roce.netdev, rdma_device(t, facts.data)
+        rows = [g for g in gids if (netdev and g.get("netdev") == netdev) or (dev and g.get("dev") == dev)]
+        label = f"{dev or (rows[0].get('dev') if rows else '?')}/{rows[0].get('port', 1) if rows else 1}"
+        label += f" ({netdev})" if netdev else ""
+        if not rows:
+            shown = ", ".join(sorted({f"{g.get('dev')}->{g.get('netdev') or '-'}" for g in gids})) or "none"
+            return [bad(CHECK, facts, f"show_gids lists no GID for {netdev or dev} (rows: {shown})", observed=shown,
+                        expected=EXPECTED, excerpt=_ev(facts, gids), fix=_fix(netdev, t.roce.ip, []))]
+        return [_judge(facts, rows, _netdev_ips(facts, netdev), netdev, label)]
+    # analyze: judge each device/port the output shows
+    groups: dict[tuple, list[dict]] = {}
+    for g in gids:
+        groups.setdefault((g.get("dev"), g.get("port")), []).append(g)
+    if not groups:
+        return [bad(CHECK, facts, "show_gids lists no GID at all", observed=[], expected=EXPECTED,
+                    excerpt=_ev(facts, []), fix=_fix(None, None, []))]
+    findings = []
+    for (dev, port), rows in groups.items():
+        netdev = next((g.get("netdev") for g in rows if g.get("netdev")), None)
+        label = f"{dev}/{port}" + (f" ({netdev})" if netdev else "")
+        findings.append(_judge(facts, rows, _netdev_ips(facts, netdev), netdev, label))
+    if any(f.status is Status.PASS for f in findings):
+        for i, f in enumerate(findings):
+            if f.status is not Status.PASS:
+                findings[i] = skip(CHECK, facts, f"{f.summary}; fine if it is not the RoCE port "
+                                   "(give roce.netdev in the inventory to judge it)", observed=f.observed,
+                                   expected=EXPECTED, evidence=f.evidence, subject=f.subject)
+    return findings
+
+
+def compare_gid_indexes(findings: list[Finding]) -> list[Finding]:
+    """Cross-node: warn when the RoCE v2 GID index differs between targets (pure; the engine calls it).
+
+    Reads the passing RW407 findings (details["gid_index"]); one finding per target and subject.
+    """
+    indexes: dict[str, int] = {}
+    for f in findings:
+        if f.check != CHECK.code or f.status is not Status.PASS or f.details.get("gid_index") is None:
+            continue
+        key = f.target or f.subject or f"#{len(indexes)}"
+        if key in indexes and f.subject:
+            key = f"{key}:{f.subject}"
+        indexes[key] = int(f.details["gid_index"])
+    if len(set(indexes.values())) < 2:
+        return []
+    listing = ", ".join(f"{k}={v}" for k, v in sorted(indexes.items()))
+    by_node = " ".join(f"{k}:{v}" for k, v in sorted(indexes.items()))
+    return [Finding(
+        check=CHECK.code, status=Status.WARN, target="",
+        summary=f"RoCE v2 GID index differs across nodes ({listing}): UCX_IB_GID_INDEX / NCCL_IB_GID_INDEX must be set per node",
+        observed=dict(sorted(indexes.items())), expected="the same GID index on every node",
+        fix=(f"set UCX_IB_GID_INDEX (and NCCL_IB_GID_INDEX, perftest -x) per node ({by_node}), e.g. from a "
+             "per-host env file; or make the GID tables agree (same address set on every RoCE netdev, "
+             "e.g. remove the extra IPv6 address that shifts the index)"),
+        details={"gid_indexes": dict(sorted(indexes.items()))},
+    )]

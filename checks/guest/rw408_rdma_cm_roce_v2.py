@@ -1,0 +1,68 @@
+"""RW408 rdma-cm-roce-v2 — rdma_cm connections use RoCE v2
+
+What it checks
+    `cma_roce_mode -d <dev> -p 1` prints `RoCE v2` for the RoCE device's port 1 (the default on
+    some stacks is `IB/RoCE v1`).
+
+Why it matters
+    Applications that connect through rdma_cm (MPI over UCX with rdmacm, NFS/RDMA, iSER, NVMe-oF,
+    perftest -R) use the port's default RoCE mode. RoCE v1 is a layer-2 protocol: not routable,
+    no IP header so no DSCP — the lossless class (trust dscp) is never hit, and across a routed
+    hop the connection fails.
+
+How to fix by hand
+    cma_roce_mode -d <dev> -p 1 -m 2
+    It is not persistent: add a boot hook, e.g. a systemd oneshot unit
+        [Unit]    After=openibd.service network-online.target
+        [Service] Type=oneshot
+                  ExecStart=/usr/sbin/cma_roce_mode -d <dev> -p 1 -m 2
+        [Install] WantedBy=multi-user.target
+    (inbox rdma-core without cma_roce_mode: mkdir /sys/kernel/config/rdma_cm/<dev>;
+     echo "RoCE v2" > /sys/kernel/config/rdma_cm/<dev>/ports/1/default_roce_mode)
+
+Fix safety
+    safe: affects new rdma_cm connections only; lost at reboot unless the boot hook is added.
+"""
+
+import re
+
+from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.probes import rdma_device
+
+CHECK = Check(
+    code="RW408",
+    slug="rdma-cm-roce-v2",
+    title="rdma_cm default mode RoCE v2",
+    stage=Stage.GUEST,
+    target=(TargetKind.GUEST, TargetKind.LINUX),
+    severity=Severity.FAIL,
+    probes=("cma_roce_mode",),
+    depends_on=("RW402",),
+    fix_hint="cma_roce_mode -d <dev> -p 1 -m 2, plus a boot hook (not persistent)",
+)
+
+
+def fix_for(dev: str, port: int = 1) -> str:
+    return (f"cma_roce_mode -d {dev} -p {port} -m 2  # not persistent: add a boot hook, e.g. a systemd oneshot unit "
+            f"(After=openibd.service) with ExecStart=/usr/sbin/cma_roce_mode -d {dev} -p {port} -m 2")
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    cma = facts.need("cma_roce_mode") or {}
+    raw = facts.raw.get("cma_roce_mode")
+    dev = cma.get("device") or (rdma_device(facts.target, facts.data) if facts.target else None)
+    if dev is None and raw:
+        m = re.search(r"-d\s+(\S+)", raw)
+        dev = m.group(1) if m else None
+    port = cma.get("port") or 1
+    mode = cma.get("mode")
+    subject = f"{dev or '<dev>'}/{port}"
+    ev = excerpt(raw, r"RoCE")
+    if mode is None:
+        return [skip(CHECK, facts, f"cannot read the rdma_cm mode of {subject}", expected="RoCE v2", excerpt=ev)]
+    if mode == "RoCE v2":
+        return [good(CHECK, facts, f"rdma_cm default on {subject} is RoCE v2", observed=mode, expected="RoCE v2",
+                     excerpt=ev, subject=subject)]
+    return [bad(CHECK, facts, f"rdma_cm default on {subject} is {mode}: rdma_cm applications use RoCE v1",
+                observed=mode, expected="RoCE v2", excerpt=ev, subject=subject, fix=fix_for(dev or "<dev>", port))]

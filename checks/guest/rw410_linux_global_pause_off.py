@@ -1,0 +1,53 @@
+"""RW410 linux-global-pause-off — 802.3x global pause is off on the RoCE netdev
+
+What it checks
+    `ethtool -a <netdev>` prints `RX: off` and `TX: off`.
+
+Why it matters
+    Global pause and PFC are mutually exclusive: global pause stops every priority on the link,
+    so one congested flow stalls all traffic, and under incast it collapses throughput (seed 001:
+    PFC excellent, global pause poor). Lossless RoCE uses PFC on one priority (RW409 / RW209).
+
+How to fix by hand
+    ethtool -A <netdev> rx off tx off
+    and persist it: NetworkManager ≥ 1.32: nmcli con mod <conn> ethtool.pause-rx off ethtool.pause-tx off
+    (or a udev rule / networkd-dispatcher hook running the same ethtool command).
+    On mlx5, enabling PFC with mlnx_qos (RW409) also turns global pause off.
+
+Fix safety
+    safe: applies at once; the link may renegotiate briefly.
+"""
+
+from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+
+CHECK = Check(
+    code="RW410",
+    slug="linux-global-pause-off",
+    title="Global pause off (Linux)",
+    stage=Stage.GUEST,
+    target=(TargetKind.GUEST, TargetKind.LINUX),
+    severity=Severity.FAIL,
+    probes=("ethtool_pause",),
+    depends_on=("vm:RW304",),  # the netdev exists only once the VM has its VF
+    fix_hint="ethtool -A <if> rx off tx off, and persist it",
+)
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    pause = facts.need("ethtool_pause") or {}
+    ifname = (facts.target.roce.netdev if facts.target else None) or pause.get("interface") or "<if>"
+    rx, tx = pause.get("rx"), pause.get("tx")
+    observed = {"rx": rx, "tx": tx, "autoneg": pause.get("autoneg")}
+    expected = {"rx": False, "tx": False}
+    ev = excerpt(facts.raw.get("ethtool_pause"), r"^\s*(RX|TX|Autonegotiate)\s*:")
+    if rx is None and tx is None:
+        return [skip(CHECK, facts, f"cannot read the pause settings of {ifname}", expected=expected, excerpt=ev)]
+    on = [name for name, value in (("RX", rx), ("TX", tx)) if value]
+    if on:
+        return [bad(CHECK, facts, f"global pause {'/'.join(on)} on on {ifname}: it conflicts with PFC", observed=observed,
+                    expected=expected, excerpt=ev, subject=ifname,
+                    fix=(f"ethtool -A {ifname} rx off tx off  # persist: nmcli con mod <conn> ethtool.pause-rx off "
+                         "ethtool.pause-tx off (NetworkManager >= 1.32), or a udev / networkd-dispatcher hook"))]
+    return [good(CHECK, facts, f"global pause off on {ifname}", observed=observed, expected=expected, excerpt=ev,
+                 subject=ifname)]

@@ -1,0 +1,59 @@
+"""RW411 roce-traffic-class — the device's default RoCE traffic class carries the RoCE DSCP
+
+What it checks
+    `cat /sys/class/infiniband/<dev>/tc/1/traffic_class` (MLNX_OFED): when set (`Global tclass=106`),
+    its DSCP part (tclass >> 2; the low 2 bits are ECN) equals the policy's `roce_dscp`
+    (26 → tclass 104, or 106 with ECT(0)). When empty (not set) it passes with a note: then the
+    application must set the traffic class itself (UCX_IB_TRAFFIC_CLASS, RW604).
+
+Why it matters
+    With trust dscp the switch and the NIC put RoCE into the lossless priority only when its
+    packets carry the right DSCP. A set "Global tclass" applies to the port's RoCE traffic over
+    what applications ask for, so a wrong value sends RoCE into a lossy queue whatever UCX says.
+
+How to fix by hand
+    echo 104 > /sys/class/infiniband/<dev>/tc/1/traffic_class       (roce_dscp << 2)
+    It is not persistent: add it to a boot hook (systemd oneshot After=openibd.service). Unset is
+    fine too when every job sets UCX_IB_TRAFFIC_CLASS=104 (RW604).
+
+Fix safety
+    safe: affects new QPs only; lost at reboot unless the boot hook is added.
+"""
+
+from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.probes import rdma_device
+
+CHECK = Check(
+    code="RW411",
+    slug="roce-traffic-class",
+    title="RoCE default traffic class",
+    stage=Stage.GUEST,
+    target=(TargetKind.GUEST, TargetKind.LINUX),
+    severity=Severity.FAIL,
+    probes=("roce_tc_sysfs",),
+    depends_on=("RW402",),
+    fix_hint="echo <roce_dscp*4> > /sys/class/infiniband/<dev>/tc/1/traffic_class, from a boot hook",
+)
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    tc = facts.need("roce_tc_sysfs") or {}
+    dev = tc.get("device") or (rdma_device(facts.target, facts.data) if facts.target else None) or "<dev>"
+    value = tc.get("traffic_class")
+    want = policy.traffic_class
+    ev = excerpt(facts.raw.get("roce_tc_sysfs"), r"tclass", r"traffic_class")
+    path = f"/sys/class/infiniband/{dev}/tc/1/traffic_class"
+    if value is None:
+        if tc.get("set"):
+            return [skip(CHECK, facts, f"cannot read the traffic class of {dev}", expected=want, excerpt=ev)]
+        return [good(CHECK, facts, f"no default traffic class set on {dev}: the application must set it "
+                     f"(UCX_IB_TRAFFIC_CLASS={want}, RW604)", observed=None, expected=want, excerpt=ev, subject=dev)]
+    observed = {"traffic_class": value, "dscp": value >> 2, "ecn": value & 3}
+    if value >> 2 == policy.roce_dscp:
+        return [good(CHECK, facts, f"{dev} default tclass {value} = DSCP {value >> 2}", observed=observed,
+                     expected=want, excerpt=ev, subject=dev)]
+    return [bad(CHECK, facts, f"{dev} default tclass {value} is DSCP {value >> 2}, expected DSCP {policy.roce_dscp} "
+                f"(tclass {want})", observed=observed, expected=want, excerpt=ev, subject=dev,
+                fix=(f"echo {want} > {path}  # not persistent: add it to a boot hook (systemd oneshot "
+                     "After=openibd.service)"))]

@@ -1,0 +1,116 @@
+"""RW001 target-reachable — the wizard can connect to the target
+
+What it checks
+    The connection the engine opened to the target: SSH for ESXi hosts, Linux guests and bare-metal
+    hosts, the vSphere API for vCenter, netmiko (SSH) for switches, Redfish (HTTPS) for BMCs.
+    Connected is a pass. Otherwise the finding says which of the distinct causes it was: the name
+    does not resolve (DNS), the connection was refused, it timed out, there is no route, the
+    credentials were rejected, the SSH host key is unknown, the SSH host key CHANGED, or the far end
+    does not speak the expected protocol.
+
+Why it matters
+    Every other check on the target reads what this connection returns. An unreachable target
+    makes them unjudgeable (status error, exit code 3), never "failed": the cause is here.
+
+How to fix by hand
+    DNS:               getent hosts <address>   (fix the inventory address, or DNS / /etc/hosts)
+    refused:           ESXi: start the SSH service (vSphere Client > host > Configure > Services >
+                       SSH > Start, or DCUI > Troubleshooting Options > Enable SSH);
+                       Linux: systemctl enable --now sshd; check the port in the inventory
+    timeout / no route: ping <address>; nc -vz <address> <port>; check firewall, VLAN, power
+    auth failed:       ssh -v <user>@<address>; check the inventory user and its password / key
+                       reference (env variable, keyring entry, key_file)
+    host key unknown:  compare the fingerprint with the one the console shows, then
+                       ssh-keyscan -p <port> <address> >> ~/.ssh/known_hosts
+    host key CHANGED:  find out why first (reinstalled host? another machine on that address? an
+                       interception?); only when it is explained:
+                       ssh-keygen -R <address>; ssh-keyscan -p <port> <address> >> ~/.ssh/known_hosts
+
+Fix safety
+    manual: the wizard never accepts or replaces a host key by itself and never turns host key
+    checking off; credentials are referenced, not stored.
+"""
+
+from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
+
+CHECK = Check(
+    code="RW001",
+    slug="target-reachable",
+    title="Target reachable",
+    stage=Stage.PREFLIGHT,
+    target=tuple(TargetKind),
+    severity=Severity.FAIL,
+    probes=("connection",),
+    fix_hint="check address, port, credentials and known_hosts (ssh-keyscan after verifying the fingerprint)",
+)
+
+_DEFAULT_PORT = {"ssh": 22, "netmiko": 22, "vsphere": 443, "redfish": 443, "https": 443}
+
+
+def _host_port(conn: dict, facts: Facts) -> tuple[str, int]:
+    target = facts.target
+    address = conn.get("address") or (target.address if target else "") or "<address>"
+    transport = (conn.get("transport") or "ssh").lower()
+    port = (target.port if target and target.port else None) or _DEFAULT_PORT.get(transport, 22)
+    if ":" in address and address.count(":") == 1:  # "host:port" as the engine may report it
+        address, _, p = address.partition(":")
+        port = int(p) if p.isdigit() else port
+    return address, port
+
+
+def _known_hosts_name(address: str, port: int) -> str:
+    return address if port == 22 else f"[{address}]:{port}"
+
+
+def _diagnosis(kind: str | None, conn: dict, facts: Facts) -> tuple[str, str]:
+    """(summary, fix) for one error kind."""
+    address, port = _host_port(conn, facts)
+    target = facts.target
+    user = target.credentials.username if target else "<user>"
+    transport = conn.get("transport") or "ssh"
+    known_hosts = (target.options.get("known_hosts") if target else None) or "~/.ssh/known_hosts"
+    keyscan = f"ssh-keyscan -p {port} {address} >> {known_hosts}"
+    if kind == "dns":
+        return (f"cannot resolve {address} (DNS)",
+                f"getent hosts {address}  # fix the inventory address, or DNS / /etc/hosts")
+    if kind == "refused":
+        svc = ("start SSH on the ESXi host (vSphere Client > Configure > Services > SSH > Start, or DCUI)"
+               if target and target.kind is TargetKind.ESXI else "systemctl enable --now sshd on the target")
+        return (f"connection to {address}:{port} refused",
+                f"{svc}; check the port in the inventory (nc -vz {address} {port})")
+    if kind == "timeout":
+        return (f"connection to {address}:{port} timed out",
+                f"ping {address}; nc -vz {address} {port}  # firewall, VLAN/route, host powered on?")
+    if kind == "unreachable":
+        return (f"no route to {address}", f"ip route get {address}  # check routing / the management network")
+    if kind == "auth":
+        return (f"authentication failed for {user}@{address}",
+                f"ssh -v {user}@{address} -p {port}  # check the inventory user and its password/key reference")
+    if kind == "hostkey_unknown":
+        return (f"SSH host key of {address} is unknown (not in {known_hosts})",
+                f"compare the fingerprint with the host console, then: {keyscan}")
+    if kind == "hostkey_changed":
+        return (f"SSH host key of {address} CHANGED since it was recorded: refusing to connect",
+                ("find out why (reinstall? another machine on that address? interception?) before trusting it; "
+                 f"then: ssh-keygen -R '{_known_hosts_name(address, port)}' -f {known_hosts}; {keyscan}"))
+    if kind == "protocol":
+        return (f"{address}:{port} does not speak {transport} as expected",
+                f"check the port and the target kind in the inventory (nc -v {address} {port})")
+    return (f"cannot connect to {address}:{port}" + (f" ({kind})" if kind else ""),
+            f"ssh -v {user}@{address} -p {port}  # see the message for the cause")
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    conn = facts.need("connection") or {}
+    message = conn.get("message") or None
+    ev = [Evidence(probe="connection", excerpt=message)]
+    address, port = _host_port(conn, facts)
+    if conn.get("ok"):
+        return [Finding(check=CHECK.code, status=Status.PASS, target=facts.target_name,
+                        summary=f"connected to {address}:{port} over {conn.get('transport') or 'ssh'}",
+                        observed="connected", expected="connected", evidence=ev)]
+    kind = conn.get("error_kind")
+    summary, fix = _diagnosis(kind, conn, facts)
+    return [Finding(check=CHECK.code, status=Status.ERROR, target=facts.target_name, summary=summary,
+                    observed={"error_kind": kind, "message": message}, expected="connected",
+                    evidence=ev, fix=fix, details={"error_kind": kind})]

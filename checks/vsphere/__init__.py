@@ -1,0 +1,1 @@
+"""Built-in checks, loaded by path (roce_wizard.catalog)."""
