@@ -81,7 +81,9 @@ def load_file(path: Path) -> LoadedCheck:
     if not SLUG_RE.match(meta.slug):
         raise CatalogError(f"{path}: slug {meta.slug!r} is not kebab-case")
     doc = parse_doc(module.__doc__ or "", str(path))
-    return LoadedCheck(meta=meta, evaluate=evaluate, doc=doc, path=str(path))
+    compare = getattr(module, "compare_targets", None)
+    return LoadedCheck(meta=meta, evaluate=evaluate, doc=doc, path=str(path),
+                       compare=compare if callable(compare) else None)
 
 
 def load_catalog(extra_dirs: Iterable[Path] = ()) -> dict[str, LoadedCheck]:

@@ -55,10 +55,11 @@ class RunReport:
     started: float
     duration_s: float
     run_dir: str | None = None
+    cross_target: list[Finding] = field(default_factory=list)  # judgements over several targets
 
     @property
     def findings(self) -> list[Finding]:
-        return [f for run in self.runs for f in run.findings]
+        return [f for run in self.runs for f in run.findings] + self.cross_target
 
     @property
     def exit_code(self) -> ExitCode:
@@ -112,6 +113,7 @@ async def _run_probe(
 
     parsed: dict[str, Any] = {}
     raws: list[str] = []
+    failures: list[ProbeFailure] = []
     for item, command in commands.items():
         started = time.monotonic()
         result: CommandResult = await session.run(command, timeout=timeout)
@@ -123,27 +125,28 @@ async def _run_probe(
         emit("probe", {"target": target.name, "probe": key, "command": command,
                        "exit_status": result.exit_status, "timed_out": result.timed_out,
                        "duration_s": record["duration_s"]})
+        raws.append(result.stdout if result.ok else result.stdout + result.stderr)
         failure = _failure_of(probe.name, result)
+        if failure is None:
+            try:
+                value = PARSERS[probe.parser].parse(result.stdout)
+            except ParseError as exc:
+                failure = ProbeFailure(probe.name, f"unreadable output of `{command}`: {exc}")
         if failure is not None:
-            facts.failures[probe.name] = failure
-            facts.commands[probe.name] = command
-            facts.raw[probe.name] = result.stdout + result.stderr
-            return
-        try:
-            value = PARSERS[probe.parser].parse(result.stdout)
-        except ParseError as exc:
-            facts.failures[probe.name] = ProbeFailure(probe.name, f"unreadable output of `{command}`: {exc}")
-            facts.raw[probe.name] = result.stdout
-            return
+            failures.append(failure)
+            if item is not None:  # one port's failure must not hide the others
+                facts.failures[key] = failure
+            continue
         if item is None:
             facts.data[probe.name] = value
         else:
             parsed[item] = value
-        raws.append(result.stdout)
-        facts.commands[probe.name] = command
-    if probe.items is not None:
-        facts.data[probe.name] = parsed
+    facts.commands[probe.name] = "\n".join(c for c in commands.values())
     facts.raw[probe.name] = "\n".join(raws)
+    if probe.items is not None and parsed:
+        facts.data[probe.name] = parsed
+    elif failures:
+        facts.failures[probe.name] = failures[0]
 
 
 def _failure_of(name: str, result: CommandResult) -> ProbeFailure | None:
@@ -236,8 +239,7 @@ def evaluate_target(target: Target, checks: list[LoadedCheck], facts: Facts, pol
     findings: list[Finding] = []
     for check in checks:
         if check.code != "RW001" and not connection.get("ok", False):
-            findings.append(Finding(check.code, Status.SKIP, f"blocked by RW001 on {target.name}: "
-                                    f"{connection.get('message') or 'not reachable'}",
+            findings.append(Finding(check.code, Status.SKIP, f"blocked by RW001 on {target.name}",
                                     target=target.name, blocked_by=("RW001", target.name)))
             continue
         findings.extend(evaluate_check(check, facts, policy))
@@ -254,9 +256,10 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
         for f in run.findings:
             index.setdefault((f.check, f.target), []).append(f)
 
-    memo: dict[tuple[str, str], tuple[str, str] | None] = {}
+    # (code, target) -> (root cause, whether the root is a known failure rather than an unknown)
+    memo: dict[tuple[str, str], tuple[tuple[str, str], bool] | None] = {}
 
-    def broken_root(code: str, target_name: str, depth: int = 0) -> tuple[str, str] | None:
+    def broken_root(code: str, target_name: str, depth: int = 0) -> tuple[tuple[str, str], bool] | None:
         """The root cause if (code, target) is broken (fail/error, or blocked itself), else None."""
         key = (code, target_name)
         if key in memo:
@@ -265,19 +268,23 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
         findings = index.get(key, [])
         root = None
         for f in findings:
-            if f.blocked_by is not None:
-                root = f.blocked_by
+            if f.blocked_by is not None:  # blocked while gathering (unreachable): an unknown
+                root = (f.blocked_by, False)
                 break
+        own_fail = any(f.status is Status.FAIL for f in findings)
         if root is None and depth < 20:
             upstream = blocking_dependency(code, target_name, depth)
-            if upstream is not None and any(f.status is not Status.PASS for f in findings):
+            # an unknown upstream does not explain away a failure this check really saw
+            if upstream is not None and any(f.status is not Status.PASS for f in findings) and (
+                upstream[1] or not own_fail
+            ):
                 root = upstream
         if root is None and any(f.status in (Status.FAIL, Status.ERROR) for f in findings):
-            root = key
+            root = (key, own_fail)
         memo[key] = root
         return root
 
-    def blocking_dependency(code: str, target_name: str, depth: int) -> tuple[str, str] | None:
+    def blocking_dependency(code: str, target_name: str, depth: int) -> tuple[tuple[str, str], bool] | None:
         check = checks.get(code)
         target = by_target.get(target_name)
         if check is None or target is None:
@@ -298,16 +305,38 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
                     return rw002
         return None
 
-    for run in runs:
-        for f in run.findings:
-            if f.status is Status.PASS or f.blocked_by is not None:
+    # decide everything on the findings as evaluated, then rewrite (so order cannot matter)
+    decisions = [(f, blocking_dependency(f.check, f.target, 0)) for run in runs for f in run.findings
+                 if f.status is not Status.PASS and f.blocked_by is None]
+    for f, found in decisions:
+        if found is not None:
+            upstream, known = found
+            # A real observation (fail/warn) is masked only by a dependency known to be broken; an
+            # unknown one (its host unreachable, its output unreadable) explains only what could not be judged.
+            if (f.status in (Status.FAIL, Status.WARN) and not known) or upstream == (f.check, f.target):
                 continue
-            upstream = blocking_dependency(f.check, f.target, 0)
-            if upstream is not None and upstream != (f.check, f.target):
-                f.status = Status.SKIP
-                f.blocked_by = upstream
-                f.summary = f"blocked by {upstream[0]} on {upstream[1]} ({f.summary})"
-                f.fix = None
+            f.details["unjudged"] = f"{f.status.value}: {f.summary}"  # what it saw, for -v and --json
+            f.status = Status.SKIP
+            f.blocked_by = upstream
+            f.summary = f"blocked by {upstream[0]} on {upstream[1]}"
+            f.fix = None
+
+
+def compare_across_targets(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -> list[Finding]:
+    """Checks that judge several targets together (e.g. GID index agreement) see every finding of theirs."""
+    out: list[Finding] = []
+    for code, check in checks.items():
+        if check.compare is None:
+            continue
+        mine = [f for run in runs for f in run.findings if f.check == code]
+        try:
+            extra = check.compare(mine)
+        except Exception as exc:  # a cross-target bug shows as an error, never a crash
+            extra = [Finding(code, Status.ERROR, f"cross-target comparison crashed: {exc!r}")]
+        for f in extra:
+            f.target = f.target or "all targets"
+        out.extend(extra)
+    return out
 
 
 # ---------------------------------------------------------------------------- the run
@@ -352,11 +381,11 @@ async def run_checks(
     finally:
         await transport.close()
     resolve_root_causes(runs, checks)
-    for run in runs:
-        for f in run.findings:
-            emit("finding", {"stage": stage_of.get(f.check, Stage.PREFLIGHT).value, **f.to_dict()})
+    cross = compare_across_targets(runs, checks)
     report = RunReport(checks, targets, runs, stage_of, started, time.time() - started,
-                       str(runlog.path) if runlog else None)
+                       str(runlog.path) if runlog else None, cross)
+    for f in report.findings:
+        emit("finding", {"stage": stage_of.get(f.check, Stage.PREFLIGHT).value, **f.to_dict()})
     emit("run-end", {"exit_code": int(report.exit_code), "counts": report.counts(),
                      "duration_s": round(report.duration_s, 3)})
     return report

@@ -314,6 +314,9 @@ class LoadedCheck:
     evaluate: Evaluate
     doc: Mapping[str, str]  # docstring sections: "What it checks", "Why it matters", ...
     path: str
+    # optional cross-target judgement over this check's findings on every target (e.g. the RoCE
+    # GID index must agree across nodes); a module opts in by defining `compare_targets`
+    compare: Callable[[list[Finding]], list[Finding]] | None = None
 
     @property
     def code(self) -> str:

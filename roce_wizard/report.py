@@ -84,6 +84,12 @@ def render_terminal(report: RunReport, console: Console, verbose: bool = False,
         console.print(Text(stage.value.upper(), style="bold underline"))
         for target, findings in grouped[stage].items():
             console.print(Text(f"  {target}", style="bold"))
+            roots = {f.blocked_by for f in findings}
+            if not verbose and len(findings) > 2 and len(roots) == 1 and None not in roots:
+                code, where = next(iter(roots))
+                console.print(Text.assemble(("    ", ""), (SYMBOL[Status.SKIP], STYLE[Status.SKIP]),
+                                            (f" {len(findings)} checks blocked by {code} on {where}", "dim")))
+                continue
             for f in findings:
                 _render_finding(report, f, console, verbose)
         console.print()
@@ -105,7 +111,7 @@ def render_terminal(report: RunReport, console: Console, verbose: bool = False,
             console.print(f"  {ch['check']} {ch['target']}{subject}: {ch['before'] or 'new'} → {ch['after'] or 'gone'}")
         console.print()
     style = "bold red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "bold green"
-    console.print(Text(summary_line(report), style=style))
+    console.print(Text(summary_line(report), style=style), soft_wrap=True)
     if report.run_dir:
         console.print(Text(f"run log: {report.run_dir}", style="dim"))
 
@@ -124,6 +130,8 @@ def _render_finding(report: RunReport, f: Finding, console: Console, verbose: bo
         line.append(f" [{f.subject}]", style="dim")
     console.print(line, soft_wrap=True)
     if verbose:
+        if f.details.get("unjudged"):
+            console.print(Text(f"        saw: {f.details['unjudged']}", style="dim"), soft_wrap=True)
         if f.observed is not None or f.expected is not None:
             console.print(Text(f"        observed: {_short(f.observed)}   expected: {_short(f.expected)}", style="dim"),
                           soft_wrap=True)

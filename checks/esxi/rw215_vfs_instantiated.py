@@ -102,7 +102,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         rows = (excerpt(raw_list, rf"(^|,)\s*{name}\b") if name else None) or excerpt(raw_list, r"vmnic\d")
         ev = [facts.evidence("esxi_sriovnic_list", rows)]
         if facts.has("esxi_sriovnic_vf_list"):
-            ev.append(facts.evidence("esxi_sriovnic_vf_list", excerpt(raw_vfs, r"^\s*\d+\s+(true|false)", r"^\d+,")))
+            ev.append(facts.evidence("esxi_sriovnic_vf_list", excerpt(raw_vfs, r"^\s*\d+\s+(true|false)", r"^(true|false),", r"^\d+,")))
         if entries:
             ev.append(facts.evidence("esxi_module_params",
                                      excerpt(facts.raw.get("esxi_module_params"), r"max_vfs", r"options\s*=")))

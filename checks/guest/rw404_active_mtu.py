@@ -35,7 +35,7 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=("ibv_devinfo",),
     optional_probes=("rdma_link", "ibdev2netdev", "ip_json"),
-    depends_on=("RW403",),
+    depends_on=("RW403", "RW405"),  # a small netdev MTU is the cause, not a second fault
     fix_hint="raise every MTU on the path to >= 4200: netdev (RW405), VDS (RW303), switch (RW504)",
 )
 

@@ -35,7 +35,7 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=("ip_json",),
     optional_probes=("rdma_link", "ibdev2netdev"),
-    depends_on=("vm:RW304",),  # the netdev exists only once the VM has its VF
+    depends_on=("vm:RW304", "host:RW215"),  # the netdev exists only once the VM has its VF
     fix_hint="ip addr add <roce ip>/<prefix> dev <netdev> (+ persist) in a subnet no other interface uses",
 )
 

@@ -175,3 +175,6 @@ def compare_gid_indexes(findings: list[Finding]) -> list[Finding]:
              "e.g. remove the extra IPv6 address that shifts the index)"),
         details={"gid_indexes": dict(sorted(indexes.items()))},
     )]
+
+
+compare_targets = compare_gid_indexes  # the engine's cross-target hook

@@ -29,7 +29,7 @@ CHECK = Check(
     target=(TargetKind.GUEST, TargetKind.LINUX),
     severity=Severity.FAIL,
     probes=("ethtool_pause",),
-    depends_on=("vm:RW304",),  # the netdev exists only once the VM has its VF
+    depends_on=("vm:RW304", "host:RW215"),  # the netdev exists only once the VM has its VF
     fix_hint="ethtool -A <if> rx off tx off, and persist it",
 )
 
@@ -45,7 +45,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         return [skip(CHECK, facts, f"cannot read the pause settings of {ifname}", expected=expected, excerpt=ev)]
     on = [name for name, value in (("RX", rx), ("TX", tx)) if value]
     if on:
-        return [bad(CHECK, facts, f"global pause {'/'.join(on)} on on {ifname}: it conflicts with PFC", observed=observed,
+        return [bad(CHECK, facts, f"global pause is on ({'/'.join(on)}) on {ifname}: it conflicts with PFC", observed=observed,
                     expected=expected, excerpt=ev, subject=ifname,
                     fix=(f"ethtool -A {ifname} rx off tx off  # persist: nmcli con mod <conn> ethtool.pause-rx off "
                          "ethtool.pause-tx off (NetworkManager >= 1.32), or a udev / networkd-dispatcher hook"))]

@@ -386,9 +386,9 @@ def parse_ibdev2netdev(text: str) -> Facts:
         if m:
             links.append({"dev": m.group("dev"), "port": int(m.group("port")),
                           "netdev": _netdev_or_none(m.group("netdev")), "state": None})
-    if not links:
+    if not links and any(ln.strip() for ln in _body(text, ("ibdev2netdev",))):
         raise ParseError("ibdev2netdev", "no `<dev> port <n> ==> <netdev> (<state>)` line found")
-    return {"links": links}
+    return {"links": links}  # empty output: no RDMA device
 
 
 def _is_i2n(ln: str) -> bool:
@@ -440,9 +440,11 @@ def _rdma_link_line(ln: str) -> dict | None:
 
 
 def parse_rdma_link(text: str) -> Facts:
-    links = [lk for lk in (_rdma_link_line(ln) for ln in _body(text, ("rdma",))) if lk]
-    if not links:
+    body = _body(text, ("rdma",))
+    links = [lk for lk in (_rdma_link_line(ln) for ln in body) if lk]
+    if not links and any(ln.strip() for ln in body):
         raise ParseError("rdma_link", "no `link <dev>/<port> state …` line found")
+    # empty output is what `rdma link show` prints on a host without RDMA devices
     return {"links": links}
 
 

@@ -314,7 +314,7 @@ CASES: list[Case] = [
     # RW410 linux-global-pause-off
     Case("RW410", "pause-off", Status.PASS, {"ethtool_pause": PAUSE_OFF}, target=GUEST_T),
     Case("RW410", "eth03-pause-on", Status.FAIL, {"ethtool_pause": corpus_text("ethtool_pause/eth03-global-pause-rx-tx-on-tabs.txt")},
-         summary_has="RX/TX on on eth03"),
+         summary_has="global pause is on (RX/TX) on eth03"),
     # RW411 roce-traffic-class
     Case("RW411", "tclass-106-is-dscp26", Status.PASS, {"roce_tc_sysfs": TC}, summary_has="DSCP 26"),
     Case("RW411", "unset-app-must-set", Status.PASS, {"roce_tc_sysfs": _lines(TC, 1)}, summary_has="UCX_IB_TRAFFIC_CLASS=104"),
