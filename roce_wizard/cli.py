@@ -52,7 +52,8 @@ class _Prompter:
         self.cache: dict[tuple[str, str, str], str] = {}
 
     def __call__(self, target: Target) -> str | None:
-        from roce_wizard.inventory import resolve_secret  # noqa: PLC0415
+        from roce_wizard.inventory import InventoryError, resolve_secret  # noqa: PLC0415
+        from roce_wizard.transports.base import ConnectErrorKind, TransportError  # noqa: PLC0415
 
         ref = target.credentials.password
         if ref is None:
@@ -60,7 +61,10 @@ class _Prompter:
         key = (ref.source.value, ref.name, target.name if ref.source is SecretSource.PROMPT else "")
         if key not in self.cache:
             prompt = getpass.getpass if sys.stdin.isatty() else None
-            self.cache[key] = resolve_secret(ref, prompt=prompt)
+            try:
+                self.cache[key] = resolve_secret(ref, prompt=prompt)
+            except InventoryError as exc:  # e.g. the env var is unset: this target cannot log in
+                raise TransportError(ConnectErrorKind.AUTH, target, f"no password for {target.name}: {exc}") from None
         return self.cache[key]
 
 

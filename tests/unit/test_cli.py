@@ -138,3 +138,15 @@ def test_explain_prints_the_sections():
         assert section in result.output
     assert runner.invoke(app, ["explain", "num-vfs-covers-max-vfs"]).output == result.output
     assert runner.invoke(app, ["explain", "RW999"]).exit_code == 2
+
+
+def test_an_unresolvable_password_is_an_auth_error_not_a_crash(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("RW_TEST_UNSET_PASSWORD", raising=False)
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("targets:\n  esxi:\n    - name: esx-01\n      address: 127.0.0.1\n      port: 9\n"
+                   "      use_agent: false\n      password: {env: RW_TEST_UNSET_PASSWORD}\n")
+    result = doctor("-i", str(inv), "--select", "RW001", "--json", "--known-hosts", str(tmp_path / "kh"))
+    assert result.exit_code == 3
+    (row,) = json.loads(result.stdout)["results"]
+    assert row["status"] == "error" and "RW_TEST_UNSET_PASSWORD" in json.dumps(row)
