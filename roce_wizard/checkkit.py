@@ -10,20 +10,36 @@ from typing import Any
 
 from roce_wizard.model import Check, Evidence, Facts, Finding, Severity, Status
 from roce_wizard.parsers.esxi import format_options_string, parse_options_string
+from roce_wizard.probes import rdma_device, roce_mst_device, short_pci
 
 __all__ = [
+    "MLXCONFIG",
     "bad",
+    "device_label",
     "excerpt",
+    "find_vib",
     "format_options_string",
     "good",
+    "hca_section",
+    "merged_params_fix",
+    "mlx_device_name",
     "mlxconfig_devices",
     "mlx_value",
     "module_params",
     "nmlx5_vmnics",
+    "params_details",
+    "parse_int_list",
     "parse_options_string",
+    "rdma_links",
+    "roce_netdevs",
+    "roce_ports",
     "skip",
     "version_tuple",
 ]
+
+
+MLXCONFIG = "/opt/mellanox/bin/mlxconfig"  # where the MFT VIB puts it on ESXi
+PARAMS_SET = 'esxcli system module parameters set -m nmlx5_core -p "{}"'
 
 
 def _finding(check: Check, facts: Facts, status: Status, summary: str, **kw: Any) -> Finding:
@@ -91,22 +107,66 @@ def device_label(device: dict[str, Any]) -> str:
     return device.get("device") or device.get("device_type") or "device"
 
 
+def mlx_device_name(facts: Facts, device: dict[str, Any]) -> str:
+    """What to pass to `mlxconfig -d`: the device the query printed, else the RoCE card's mst name."""
+    if device.get("device"):
+        return device["device"]
+    if facts.target is not None:
+        mst = roce_mst_device(facts.target, facts.data)
+        if mst:
+            return mst
+        if facts.target.roce.pf_pci:
+            return short_pci(facts.target.roce.pf_pci)
+    return "<mst device>"
+
+
 # ---------------------------------------------------------------------------- ESXi nmlx5
 
 
+def find_vib(facts: Facts, *names: str) -> dict[str, Any] | None:
+    """The first installed VIB (esxcli software vib list) named one of `names` (lower case), else None."""
+    vibs = facts.need("esxi_vib_list").get("vibs", [])
+    return next((v for v in vibs if (v.get("name") or "").strip().lower() in names), None)
+
+
 def module_params(facts: Facts) -> dict[str, str]:
-    """nmlx5_core parameters that are set (name -> value string)."""
-    return dict(facts.need("esxi_module_params").get("params", {}))
+    """nmlx5_core parameters as set now (name -> value string): the `options` string when the output
+    shows one (in its order), else the parameter table."""
+    mp = facts.need("esxi_module_params")
+    if mp.get("options_string") is not None:
+        return parse_options_string(mp["options_string"])
+    return dict(mp.get("params") or {})
 
 
-def nmlx5_vmnics(facts: Facts) -> list[dict[str, Any]]:
-    """nmlx5_core vmnics in driver enumeration order (PCI address order): max_vfs positions."""
-    nics = facts.need("esxi_nic_list").get("nics", [])
-    nmlx5 = [n for n in nics if (n.get("driver") or "").startswith("nmlx5")]
-    return sorted(nmlx5, key=lambda n: _pci_key(n.get("pci") or ""))
+def merged_params_fix(current_params: dict[str, str], changes: dict[str, str]) -> str:
+    """The full `esxcli system module parameters set -m nmlx5_core -p "…"` command (and the reboot it needs).
+
+    `-p` replaces every parameter, so the string keeps all current ones with `changes` merged in.
+    """
+    merged = {**current_params, **changes}
+    return PARAMS_SET.format(format_options_string(merged)) + "  # then reboot the host"
+
+
+def params_details(current_params: dict[str, str], changes: dict[str, str]) -> dict[str, str]:
+    """A finding's details for a merged_params_fix: the parameter string before and after."""
+    return {"params_before": format_options_string(current_params),
+            "params_after": format_options_string({**current_params, **changes})}
+
+
+def nmlx5_vmnics(facts: Facts) -> list[dict[str, Any]] | None:
+    """nmlx5_core vmnics in driver enumeration order (PCI address order): max_vfs positions.
+
+    From `esxcli network nic list`, else `esxcfg-nics -l`; None without either.
+    """
+    for kind in ("esxi_nic_list", "esxi_esxcfg_nics"):
+        if facts.has(kind):
+            nics = [n for n in facts.get(kind).get("nics", []) if (n.get("driver") or "").startswith("nmlx5")]
+            return sorted(nics, key=lambda n: _pci_key(n.get("pci") or ""))
+    return None
 
 
 def _pci_key(pci: str) -> tuple[int, ...]:
+    """A sort key for PCI addresses ('0000:3b:00.1' or '3b:00.1'), unreadable ones last."""
     parts = re.split(r"[:.]", pci.lower())
     try:
         nums = tuple(int(p, 16) for p in parts)
@@ -123,3 +183,66 @@ def parse_int_list(value: str | None) -> list[int] | None:
         return [int(x, 0) for x in value.split(",") if x.strip() != ""]
     except ValueError:
         return None
+
+
+# ---------------------------------------------------------------------------- Linux RDMA
+
+
+def rdma_links(facts: Facts) -> list[dict]:
+    """RDMA device/port -> netdev bindings: `rdma link show` first, then `ibdev2netdev`."""
+    return [*(facts.get("rdma_link") or {}).get("links", []), *(facts.get("ibdev2netdev") or {}).get("links", [])]
+
+
+def hca_section(raw: str | None, hca_id: str) -> str | None:
+    """The part of an ibv_devinfo output about one device (the whole output when it is not found)."""
+    if not raw:
+        return None
+    m = re.search(rf"hca_id:\s*{re.escape(hca_id)}\b.*?(?=hca_id:|\Z)", raw, re.DOTALL)
+    return m.group(0) if m else raw
+
+
+def roce_ports(facts: Facts) -> tuple[list[tuple[dict, dict, str | None]], bool, str | None]:
+    """(device, port, netdev) to judge; whether they are the inventory's RoCE port; why none."""
+    devices = {d.get("hca_id"): d for d in facts.need("ibv_devinfo").get("devices", []) if d.get("hca_id")}
+    links = rdma_links(facts)
+    bound = {(lk.get("dev"), lk.get("port")): lk.get("netdev") for lk in links}
+    eth = [(d, p, bound.get((n, p.get("port")))) for n, d in devices.items() for p in d.get("ports", [])
+           if (p.get("link_layer") or "").lower() == "ethernet"]
+    t = facts.target
+    if t is None or not (t.roce.netdev or t.roce.rdma_dev):
+        return eth, False, None if eth else "ibv_devinfo shows no Ethernet port"
+    name = rdma_device(t, facts.data)
+    if name is None:
+        if not links and len(eth) == 1:
+            return eth, True, None
+        return [], True, f"no RDMA device is known to serve {t.roce.netdev} (RW402)"
+    dev = devices.get(name)
+    if dev is None:
+        return [], True, f"{name} is not listed by ibv_devinfo (RW402)"
+    pno = next((lk.get("port") for lk in links if lk.get("dev") == name and lk.get("netdev") == t.roce.netdev), 1)
+    port = next((p for p in dev.get("ports", []) if p.get("port") == pno), None)
+    if port is None:
+        return [], True, f"ibv_devinfo shows no port {pno} on {name}"
+    return [(dev, port, t.roce.netdev)], True, None
+
+
+def roce_netdevs(facts: Facts) -> tuple[list[str], str | None]:
+    """The RoCE netdev(s) to judge: the inventory's; else those an RDMA link binds and that are up."""
+    t = facts.target
+    if t is not None and t.roce.netdev:
+        return [t.roce.netdev], None
+    links = rdma_links(facts)
+    if t is not None and t.roce.rdma_dev:
+        names = [lk["netdev"] for lk in links if lk.get("dev") == t.roce.rdma_dev and lk.get("netdev")]
+        if names:
+            return names[:1], None
+    ifaces = {i.get("name"): i for i in facts.need("ip_json").get("interfaces", [])}
+    names = []
+    for lk in links:
+        name = lk.get("netdev")
+        up = (lk.get("state") or "").upper() in ("UP", "ACTIVE")
+        if name in ifaces and up and (ifaces[name].get("link_type") or "ether") == "ether" and name not in names:
+            names.append(name)
+    if names:
+        return names, None
+    return [], "which interface carries RoCE needs the inventory's roce.netdev (or rdma link / ibdev2netdev output)"

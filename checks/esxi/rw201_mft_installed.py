@@ -22,7 +22,7 @@ Fix safety
     disruptive: installs software with --force (-f) and needs a host reboot before the tools work.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good
+from roce_wizard.checkkit import bad, excerpt, find_vib, good
 from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -43,11 +43,10 @@ KNOWN_VENDORS = ("mel", "mellanox", "nvidia", "nvd")
 
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
-    vibs = facts.need("esxi_vib_list").get("vibs", [])
-    by_name = {(v.get("name") or "").strip().lower(): v for v in vibs}
+    vibs = {name: find_vib(facts, name) for name in REQUIRED}
     raw = facts.raw.get("esxi_vib_list")
-    observed = {name: (by_name[name].get("version") if name in by_name else None) for name in REQUIRED}
-    missing = [name for name in REQUIRED if name not in by_name]
+    observed = {name: (vib.get("version") if vib is not None else None) for name, vib in vibs.items()}
+    missing = [name for name, vib in vibs.items() if vib is None]
     expected = "VIBs mft and nmst installed (vendor MEL / Mellanox / NVIDIA)"
     if missing:
         datastore = policy.vib_datastore.rstrip("/")
@@ -59,7 +58,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         )
         return [bad(CHECK, facts, f"VIB{'s' if len(missing) > 1 else ''} {' and '.join(missing)} not installed",
                     observed=observed, expected=expected, excerpt=ev, fix=fix)]
-    vendors = {name: by_name[name].get("vendor") for name in REQUIRED}
+    vendors = {name: vib.get("vendor") for name, vib in vibs.items()}
     odd = [f"{n} from {v}" for n, v in vendors.items() if v and v.strip().lower() not in KNOWN_VENDORS]
     note = f" (unusual vendor: {', '.join(odd)})" if odd else ""
     summary = f"mft {observed['mft']} and nmst {observed['nmst']} installed{note}"

@@ -21,7 +21,7 @@ Fix safety
     ports; takes effect at the next host reboot.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, version_tuple
+from roce_wizard.checkkit import bad, excerpt, find_vib, good, version_tuple
 from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -39,9 +39,8 @@ CHECK = Check(
 
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
-    vibs = facts.need("esxi_vib_list").get("vibs", [])
     raw = facts.raw.get("esxi_vib_list")
-    core = next((v for v in vibs if (v.get("name") or "").strip().lower() == "nmlx5-core"), None)
+    core = find_vib(facts, "nmlx5-core")
     minimum = policy.min_nmlx5_version
     expected = f"nmlx5-core >= {minimum}"
     fix = (f"esxcli software vib install -d {policy.vib_datastore.rstrip('/')}/Mellanox-nmlx5_*.zip"

@@ -21,9 +21,8 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, good, mlx_value, mlxconfig_devices, skip
+from roce_wizard.checkkit import MLXCONFIG, bad, excerpt, good, mlx_device_name, mlx_value, mlxconfig_devices, skip
 from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
-from roce_wizard.probes import roce_mst_device, short_pci
 
 CHECK = Check(
     code="RW205",
@@ -38,21 +37,6 @@ CHECK = Check(
     reboot=RebootKind.HOST,
     fix_hint="mlxconfig -d <dev> -y set LINK_TYPE_P1=2 LINK_TYPE_P2=2, then reboot the host",
 )
-
-MLXCONFIG = "/opt/mellanox/bin/mlxconfig"
-
-
-def _dev_name(facts: Facts, device: dict) -> str:
-    """What to pass to `mlxconfig -d`: the device the query printed, else the RoCE card's mst name."""
-    if device.get("device"):
-        return device["device"]
-    if facts.target is not None:
-        mst = roce_mst_device(facts.target, facts.data)
-        if mst:
-            return mst
-        if facts.target.roce.pf_pci:
-            return short_pci(facts.target.roce.pf_pci)
-    return "<mst device>"
 
 
 def _roce_ports(facts: Facts) -> set[int] | None:
@@ -75,7 +59,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     ev = excerpt(raw, r"LINK_TYPE_P\d")
     roce_ports = _roce_ports(facts)
     for device in mlxconfig_devices(facts):
-        name = _dev_name(facts, device)
+        name = mlx_device_name(facts, device)
         label = device.get("device") or device.get("device_type") or name
         keys = sorted(k for k in (device.get("params") or {}) if re.fullmatch(r"LINK_TYPE_P\d", k))
         if not keys:

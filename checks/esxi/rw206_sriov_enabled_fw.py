@@ -17,7 +17,7 @@ Fix safety
     disruptive: writes adapter firmware configuration; takes effect at the next host reboot.
 """
 
-from roce_wizard.checkkit import bad, device_label, excerpt, good, mlx_value, mlxconfig_devices, skip
+from roce_wizard.checkkit import MLXCONFIG, bad, device_label, excerpt, good, mlx_value, mlxconfig_devices, skip
 from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -47,7 +47,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         label = device_label(device)
         observed = {"next_boot": next_boot, "current": current}
         ev = excerpt(raw, r"SRIOV_EN")
-        fix = f"/opt/mellanox/bin/mlxconfig -d {label} -y set SRIOV_EN=1  # then reboot the host"
+        fix = f"{MLXCONFIG} -d {label} -y set SRIOV_EN=1  # then reboot the host"
         if next_boot is False:
             findings.append(
                 bad(CHECK, facts, f"SRIOV_EN is False on {label}", observed=observed, expected=True,

@@ -17,9 +17,8 @@ Fix safety
     disruptive: writes adapter firmware configuration; takes effect at the next host reboot.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, mlx_value, mlxconfig_devices, skip
+from roce_wizard.checkkit import MLXCONFIG, bad, excerpt, good, mlx_device_name, mlx_value, mlxconfig_devices, skip
 from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
-from roce_wizard.probes import roce_mst_device, short_pci
 
 CHECK = Check(
     code="RW207",
@@ -35,20 +34,6 @@ CHECK = Check(
     fix_hint="mlxconfig -d <dev> -y set ADVANCED_PCI_SETTINGS=0, then reboot the host",
 )
 
-MLXCONFIG = "/opt/mellanox/bin/mlxconfig"
-
-
-def _dev_name(facts: Facts, device: dict) -> str:
-    if device.get("device"):
-        return device["device"]
-    if facts.target is not None:
-        mst = roce_mst_device(facts.target, facts.data)
-        if mst:
-            return mst
-        if facts.target.roce.pf_pci:
-            return short_pci(facts.target.roce.pf_pci)
-    return "<mst device>"
-
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     findings: list[Finding] = []
@@ -56,7 +41,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     for device in mlxconfig_devices(facts):
         if "ADVANCED_PCI_SETTINGS" not in (device.get("params") or {}):
             continue
-        name = _dev_name(facts, device)
+        name = mlx_device_name(facts, device)
         label = device.get("device") or device.get("device_type") or name
         next_boot = mlx_value(device, "ADVANCED_PCI_SETTINGS", "next_boot")
         current = mlx_value(device, "ADVANCED_PCI_SETTINGS", "current")

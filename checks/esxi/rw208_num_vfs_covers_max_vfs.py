@@ -33,18 +33,21 @@ Fix safety
 import re
 
 from roce_wizard.checkkit import (
+    MLXCONFIG,
     bad,
     excerpt,
     format_options_string,
     good,
+    merged_params_fix,
+    mlx_device_name,
     mlx_value,
     mlxconfig_devices,
+    module_params,
+    nmlx5_vmnics,
     parse_int_list,
-    parse_options_string,
     skip,
 )
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
-from roce_wizard.probes import roce_mst_device, short_pci
 
 CHECK = Check(
     code="RW208",
@@ -60,9 +63,6 @@ CHECK = Check(
     fix_hint="mlxconfig set NUM_OF_VFS=<sum of max_vfs + 1> (or lower max_vfs, full params string), reboot",
 )
 
-MLXCONFIG = "/opt/mellanox/bin/mlxconfig"
-PARAMS_SET = 'esxcli system module parameters set -m nmlx5_core -p "{}"'
-
 
 def _card(pci: str | None) -> str | None:
     """'0000:3b:00.1' / '3b:00.0' -> '3b:00' (the adapter: bus and device, any function)."""
@@ -70,23 +70,6 @@ def _card(pci: str | None) -> str | None:
         return None
     m = re.search(r"([0-9a-fA-F]{2,3}):([0-9a-fA-F]{2})\.[0-9a-fA-F]$", pci.strip())
     return f"{int(m.group(1), 16):02x}:{m.group(2).lower()}" if m else None
-
-
-def _nmlx5_nics(facts: Facts) -> list[dict] | None:
-    """nmlx5_core vmnics in PCI order (max_vfs positions); None without a nic list."""
-    for kind in ("esxi_nic_list", "esxi_esxcfg_nics"):
-        if facts.has(kind):
-            nics = [n for n in facts.get(kind).get("nics", []) if (n.get("driver") or "").startswith("nmlx5")]
-            return sorted(nics, key=lambda n: _pci_key(n.get("pci") or ""))
-    return None
-
-
-def _pci_key(pci: str) -> tuple[int, ...]:
-    try:
-        nums = tuple(int(p, 16) for p in re.split(r"[:.]", pci.lower()))
-    except ValueError:
-        return (1 << 30,)
-    return nums if len(nums) == 4 else (0, *nums)
 
 
 def _norm(text: str | None) -> str:
@@ -121,30 +104,11 @@ def _device_card(facts: Facts, device: dict, nics: list[dict] | None) -> tuple[s
     return None, ""
 
 
-def _current_options(facts: Facts) -> dict:
-    mp = facts.need("esxi_module_params")
-    if mp.get("options_string") is not None:
-        return parse_options_string(mp["options_string"])
-    return dict(mp.get("params") or {})
-
-
-def _dev_name(facts: Facts, device: dict) -> str:
-    if device.get("device"):
-        return device["device"]
-    if facts.target is not None:
-        mst = roce_mst_device(facts.target, facts.data)
-        if mst:
-            return mst
-        if facts.target.roce.pf_pci:
-            return short_pci(facts.target.roce.pf_pci)
-    return "<mst device>"
-
-
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
-    options = _current_options(facts)
+    options = module_params(facts)
     max_vfs_raw = options.get("max_vfs")
     max_vfs = parse_int_list(max_vfs_raw) or []
-    nics = _nmlx5_nics(facts)
+    nics = nmlx5_vmnics(facts)
     raw_mlx = facts.raw.get("mlxconfig_query")
     raw_mp = facts.raw.get("esxi_module_params")
 
@@ -162,7 +126,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         sriov = mlx_value(device, "SRIOV_EN", "next_boot")
         if num is None and sriov is None:
             continue  # an egrep'd query without the VF keys
-        name = _dev_name(facts, device)
+        name = mlx_device_name(facts, device)
         label = device.get("device") or device.get("device_type") or name
         card, how = _device_card(facts, device, nics)
         positions = [i for i, n in enumerate(nics or []) if card and _card(n.get("pci")) == card]
@@ -230,9 +194,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             parts = [f"{v} has {'no entry' if h is None else h} (max_vfs position {order.index(v) + 1}), "
                      f"inventory wants {w}" for v, (h, w) in differ.items()]
             parts += [f"{v} is not an nmlx5_core vmnic in the nic list" for v in unknown]
-            merged = dict(options)
-            merged["max_vfs"] = ",".join(str(x) for x in new_list)
-            fix = PARAMS_SET.format(format_options_string(merged)) + "  # then reboot the host"
+            fix = merged_params_fix(options, {"max_vfs": ",".join(str(x) for x in new_list)})
             if mlx_fix and not problems:
                 fix += "\n" + mlx_fix
             if unknown and not differ:
@@ -242,10 +204,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                                 expected=wanted, evidence=evidence(), fix=fix,
                                 subject=",".join(wanted) or label))
         if blind:
-            merged = dict(options)
-            merged["max_vfs"] = "<one-entry-per-nmlx5_core-vmnic-in-PCI-order>"
             fix = ("esxcli network nic list  # find the positions of " + ", ".join(blind) + "\n"
-                   + PARAMS_SET.format(format_options_string(merged)) + "  # then reboot the host")
+                   + merged_params_fix(options, {"max_vfs": "<one-entry-per-nmlx5_core-vmnic-in-PCI-order>"}))
             if mlx_fix and not problems:
                 fix += "\n" + mlx_fix
             findings.append(bad(CHECK, facts, "max_vfs is not set (the driver creates no VFs); the inventory wants "

@@ -23,7 +23,7 @@ Fix safety
     the other keys loses the VFs (max_vfs) and the trust mode.
 """
 
-from roce_wizard.checkkit import bad, excerpt, format_options_string, good, parse_options_string
+from roce_wizard.checkkit import bad, excerpt, good, merged_params_fix, module_params, params_details
 from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -39,15 +39,8 @@ CHECK = Check(
     fix_hint='esxcli system module parameters set -m nmlx5_core -p "<all current params> pfctx=0x08 pfcrx=0x08"',
 )
 
-PARAMS_SET = 'esxcli system module parameters set -m nmlx5_core -p "{}"'
+
 KEYS = ("pfctx", "pfcrx")
-
-
-def _current_options(facts: Facts) -> dict:
-    mp = facts.need("esxi_module_params")
-    if mp.get("options_string") is not None:
-        return parse_options_string(mp["options_string"])
-    return dict(mp.get("params") or {})
 
 
 def _as_int(value: str | None) -> int | None:
@@ -67,7 +60,7 @@ def _priorities(mask: int | None) -> list[int]:
 
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
-    options = _current_options(facts)
+    options = module_params(facts)
     mask = policy.pfc_bitmask
     want = f"0x{mask:02x}"
     observed = {k: options.get(k) for k in KEYS}
@@ -86,10 +79,6 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             prios = _priorities(_as_int(value))
             on = f"priorit{'y' if len(prios) == 1 else 'ies'} {','.join(map(str, prios))}" if prios else "no priority"
             problems.append(f"{k}={value} enables PFC on {on}, not {policy.pfc_priority}")
-    merged = dict(options)
-    for k in wrong:
-        merged[k] = want
-    fix = PARAMS_SET.format(format_options_string(merged)) + "  # then reboot the host"
-    return [bad(CHECK, facts, "; ".join(problems), observed=observed, expected=expected, excerpt=ev, fix=fix,
-                details={"params_before": format_options_string(options),
-                         "params_after": format_options_string(merged)})]
+    changes = {k: want for k in wrong}
+    return [bad(CHECK, facts, "; ".join(problems), observed=observed, expected=expected, excerpt=ev,
+                fix=merged_params_fix(options, changes), details=params_details(options, changes))]

@@ -22,7 +22,7 @@ Fix safety
     the other keys loses max_vfs and PFC.
 """
 
-from roce_wizard.checkkit import bad, excerpt, format_options_string, good, parse_options_string
+from roce_wizard.checkkit import bad, excerpt, good, merged_params_fix, module_params, params_details
 from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -38,15 +38,8 @@ CHECK = Check(
     fix_hint='esxcli system module parameters set -m nmlx5_core -p "<all current params> trust_state=2"',
 )
 
-PARAMS_SET = 'esxcli system module parameters set -m nmlx5_core -p "{}"'
+
 TRUST_STATE = {"pcp": 1, "dscp": 2}
-
-
-def _current_options(facts: Facts) -> dict:
-    mp = facts.need("esxi_module_params")
-    if mp.get("options_string") is not None:
-        return parse_options_string(mp["options_string"])
-    return dict(mp.get("params") or {})
 
 
 def _as_int(value: str | None) -> int | None:
@@ -57,7 +50,7 @@ def _as_int(value: str | None) -> int | None:
 
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
-    options = _current_options(facts)
+    options = module_params(facts)
     want = TRUST_STATE.get(policy.trust.lower(), 2)
     value = options.get("trust_state")
     observed = value
@@ -70,9 +63,6 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         summary = f"trust_state is not set (driver default: trust PCP); the policy wants {names[want]}"
     else:
         summary = f"trust_state={value} (trust {names.get(_as_int(value), 'unknown')}); the policy wants {names[want]}"
-    merged = dict(options)
-    merged["trust_state"] = str(want)
-    fix = PARAMS_SET.format(format_options_string(merged)) + "  # then reboot the host"
-    return [bad(CHECK, facts, summary, observed=observed, expected=str(want), excerpt=ev, fix=fix,
-                details={"params_before": format_options_string(options),
-                         "params_after": format_options_string(merged)})]
+    changes = {"trust_state": str(want)}
+    return [bad(CHECK, facts, summary, observed=observed, expected=str(want), excerpt=ev,
+                fix=merged_params_fix(options, changes), details=params_details(options, changes))]

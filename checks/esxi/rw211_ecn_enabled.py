@@ -22,7 +22,7 @@ Fix safety
     the other keys loses max_vfs, PFC and trust.
 """
 
-from roce_wizard.checkkit import bad, excerpt, format_options_string, good, parse_options_string
+from roce_wizard.checkkit import bad, excerpt, good, merged_params_fix, module_params, params_details
 from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -38,18 +38,9 @@ CHECK = Check(
     fix_hint='esxcli system module parameters set -m nmlx5_core -p "<all current params> ecn=1"',
 )
 
-PARAMS_SET = 'esxcli system module parameters set -m nmlx5_core -p "{}"'
-
-
-def _current_options(facts: Facts) -> dict:
-    mp = facts.need("esxi_module_params")
-    if mp.get("options_string") is not None:
-        return parse_options_string(mp["options_string"])
-    return dict(mp.get("params") or {})
-
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
-    options = _current_options(facts)
+    options = module_params(facts)
     value = options.get("ecn")
     ev = excerpt(facts.raw.get("esxi_module_params"), r"\becn\b", r"options\s*=")
     if value is None:
@@ -57,10 +48,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                      expected="1", excerpt=ev)]
     if str(value).strip() == "1":
         return [good(CHECK, facts, "ecn=1", observed=value, expected="1", excerpt=ev)]
-    merged = dict(options)
-    merged["ecn"] = "1"
-    fix = PARAMS_SET.format(format_options_string(merged)) + "  # then reboot the host"
+    changes = {"ecn": "1"}
     return [bad(CHECK, facts, f"ecn={value}: ECN / DCQCN congestion control is off", observed=value,
-                expected="1", excerpt=ev, fix=fix,
-                details={"params_before": format_options_string(options),
-                         "params_after": format_options_string(merged)})]
+                expected="1", excerpt=ev, fix=merged_params_fix(options, changes),
+                details=params_details(options, changes))]

@@ -21,7 +21,7 @@ Fix safety
     safe: takes effect immediately, no reboot; the link may renegotiate (a short blip).
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, parse_options_string, skip
+from roce_wizard.checkkit import bad, excerpt, good, module_params, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -41,11 +41,9 @@ CHECK = Check(
 
 def _pfc_configured(facts: Facts) -> bool | None:
     """Whether nmlx5_core has pfctx set (None when the module params were not read)."""
-    mp = facts.get("esxi_module_params")
-    if mp is None:
+    if facts.get("esxi_module_params") is None:
         return None
-    options = parse_options_string(mp["options_string"]) if mp.get("options_string") is not None else (
-        mp.get("params") or {})
+    options = module_params(facts)
     value = options.get("pfctx")
     try:
         return value is not None and int(str(value), 0) != 0

@@ -22,9 +22,7 @@ Fix safety
     disruptive: a host reboot (maintenance mode first).
 """
 
-import re
-
-from roce_wizard.checkkit import bad, excerpt, good, parse_int_list, parse_options_string, skip
+from roce_wizard.checkkit import bad, excerpt, good, module_params, nmlx5_vmnics, parse_int_list, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -45,25 +43,14 @@ REBOOT_FIX = ('esxcli system maintenanceMode set --enable true && '
               'esxcli system shutdown reboot --reason "instantiate SR-IOV VFs"')
 
 
-def _pci_key(pci: str) -> tuple[int, ...]:
-    try:
-        nums = tuple(int(p, 16) for p in re.split(r"[:.]", pci.lower()))
-    except ValueError:
-        return (1 << 30,)
-    return nums if len(nums) == 4 else (0, *nums)
-
-
 def _max_vfs_entries(facts: Facts) -> dict[str, int]:
     """vmnic -> its max_vfs entry (0 past the end of the list), when params and a nic list exist."""
     mp = facts.get("esxi_module_params")
-    nics = next((facts.get(k).get("nics", []) for k in ("esxi_nic_list", "esxi_esxcfg_nics") if facts.has(k)), None)
+    nics = nmlx5_vmnics(facts)
     if mp is None or nics is None:
         return {}
-    options = parse_options_string(mp["options_string"]) if mp.get("options_string") is not None else (
-        mp.get("params") or {})
-    values = parse_int_list(options.get("max_vfs")) or []
-    nmlx5 = sorted((n for n in nics if (n.get("driver") or "").startswith("nmlx5") and n.get("name")),
-                   key=lambda n: _pci_key(n.get("pci") or ""))
+    values = parse_int_list(module_params(facts).get("max_vfs")) or []
+    nmlx5 = [n for n in nics if n.get("name")]
     return {n["name"]: (values[i] if i < len(values) else 0) for i, n in enumerate(nmlx5)}
 
 

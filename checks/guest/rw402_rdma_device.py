@@ -22,9 +22,7 @@ Fix safety
     manual: the cause is elsewhere (vSphere VF assignment, host SR-IOV, driver install).
 """
 
-import re
-
-from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.checkkit import bad, excerpt, good, hca_section, rdma_links, skip
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 from roce_wizard.probes import rdma_device
 
@@ -44,21 +42,9 @@ CHECK = Check(
 EXPECTED = "an mlx5 device, link_layer Ethernet, bound to the RoCE netdev"
 
 
-def _links(facts: Facts) -> list[dict]:
-    return [*(facts.get("rdma_link") or {}).get("links", []), *(facts.get("ibdev2netdev") or {}).get("links", [])]
-
-
-def _section(raw: str | None, hca_id: str) -> str | None:
-    """The part of an ibv_devinfo output about one device."""
-    if not raw:
-        return None
-    m = re.search(rf"hca_id:\s*{re.escape(hca_id)}\b.*?(?=hca_id:|\Z)", raw, re.DOTALL)
-    return m.group(0) if m else raw
-
-
 def _ev(facts: Facts, dev: str | None) -> str | None:
     raw = facts.raw.get("ibv_devinfo")
-    return excerpt(_section(raw, dev) if dev else raw, r"hca_id", r"link.layer", r"state:")
+    return excerpt(hca_section(raw, dev) if dev else raw, r"hca_id", r"link.layer", r"state:")
 
 
 def _is_mlx5(dev: dict) -> bool:
@@ -101,7 +87,7 @@ def _judge(facts: Facts, dev: dict, port: dict, netdev: str | None) -> Finding:
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     devices = {d.get("hca_id"): d for d in facts.need("ibv_devinfo").get("devices", []) if d.get("hca_id")}
-    links = _links(facts)
+    links = rdma_links(facts)
     t = facts.target
     netdev = t.roce.netdev if t else None
     if t is None or not (netdev or t.roce.rdma_dev):

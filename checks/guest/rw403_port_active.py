@@ -19,11 +19,8 @@ Fix safety
     manual: cabling, switch and vSphere are outside the guest.
 """
 
-import re
-
-from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.checkkit import bad, excerpt, good, hca_section, roce_ports, skip
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
-from roce_wizard.probes import rdma_device
 
 CHECK = Check(
     code="RW403",
@@ -37,42 +34,6 @@ CHECK = Check(
     depends_on=("RW402",),
     fix_hint="bring the link up: netdev up, cable/transceiver, switch port, VDS uplink",
 )
-
-
-def _links(facts: Facts) -> list[dict]:
-    return [*(facts.get("rdma_link") or {}).get("links", []), *(facts.get("ibdev2netdev") or {}).get("links", [])]
-
-
-def _section(raw: str | None, hca_id: str) -> str | None:
-    if not raw:
-        return None
-    m = re.search(rf"hca_id:\s*{re.escape(hca_id)}\b.*?(?=hca_id:|\Z)", raw, re.DOTALL)
-    return m.group(0) if m else raw
-
-
-def roce_ports(facts: Facts) -> tuple[list[tuple[dict, dict, str | None]], bool, str | None]:
-    """(device, port, netdev) to judge; whether they are the inventory's RoCE port; why none."""
-    devices = {d.get("hca_id"): d for d in facts.need("ibv_devinfo").get("devices", []) if d.get("hca_id")}
-    links = _links(facts)
-    bound = {(lk.get("dev"), lk.get("port")): lk.get("netdev") for lk in links}
-    eth = [(d, p, bound.get((n, p.get("port")))) for n, d in devices.items() for p in d.get("ports", [])
-           if (p.get("link_layer") or "").lower() == "ethernet"]
-    t = facts.target
-    if t is None or not (t.roce.netdev or t.roce.rdma_dev):
-        return eth, False, None if eth else "ibv_devinfo shows no Ethernet port"
-    name = rdma_device(t, facts.data)
-    if name is None:
-        if not links and len(eth) == 1:
-            return eth, True, None
-        return [], True, f"no RDMA device is known to serve {t.roce.netdev} (RW402)"
-    dev = devices.get(name)
-    if dev is None:
-        return [], True, f"{name} is not listed by ibv_devinfo (RW402)"
-    pno = next((lk.get("port") for lk in links if lk.get("dev") == name and lk.get("netdev") == t.roce.netdev), 1)
-    port = next((p for p in dev.get("ports", []) if p.get("port") == pno), None)
-    if port is None:
-        return [], True, f"ibv_devinfo shows no port {pno} on {name}"
-    return [(dev, port, t.roce.netdev)], True, None
 
 
 def _fix(facts: Facts, netdev: str | None, port: dict) -> str:
@@ -98,7 +59,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         name, pno = dev["hca_id"], port.get("port", 1)
         subject = f"{name}/{pno}"
         state = port.get("state")
-        ev = excerpt(_section(raw, name), r"hca_id", r"\bstate:", r"phys_state")
+        ev = excerpt(hca_section(raw, name), r"hca_id", r"\bstate:", r"phys_state")
         observed = {"state": state, "phys_state": port.get("phys_state")}
         on = f" ({netdev})" if netdev else ""
         if state == "PORT_ACTIVE":

@@ -20,11 +20,8 @@ Fix safety
     safe: follows from RW405 / RW303 / RW504; nothing to change here.
 """
 
-import re
-
-from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.checkkit import bad, excerpt, good, hca_section, roce_ports, skip
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
-from roce_wizard.probes import rdma_device
 
 CHECK = Check(
     code="RW404",
@@ -40,42 +37,6 @@ CHECK = Check(
 )
 
 ROCE_ETH_OVERHEAD = 104  # 4096 + headers needs >= 4200 on the wire (DOMAIN §4)
-
-
-def _links(facts: Facts) -> list[dict]:
-    return [*(facts.get("rdma_link") or {}).get("links", []), *(facts.get("ibdev2netdev") or {}).get("links", [])]
-
-
-def _section(raw: str | None, hca_id: str) -> str | None:
-    if not raw:
-        return None
-    m = re.search(rf"hca_id:\s*{re.escape(hca_id)}\b.*?(?=hca_id:|\Z)", raw, re.DOTALL)
-    return m.group(0) if m else raw
-
-
-def roce_ports(facts: Facts) -> tuple[list[tuple[dict, dict, str | None]], bool, str | None]:
-    """(device, port, netdev) to judge; whether they are the inventory's RoCE port; why none."""
-    devices = {d.get("hca_id"): d for d in facts.need("ibv_devinfo").get("devices", []) if d.get("hca_id")}
-    links = _links(facts)
-    bound = {(lk.get("dev"), lk.get("port")): lk.get("netdev") for lk in links}
-    eth = [(d, p, bound.get((n, p.get("port")))) for n, d in devices.items() for p in d.get("ports", [])
-           if (p.get("link_layer") or "").lower() == "ethernet"]
-    t = facts.target
-    if t is None or not (t.roce.netdev or t.roce.rdma_dev):
-        return eth, False, None if eth else "ibv_devinfo shows no Ethernet port"
-    name = rdma_device(t, facts.data)
-    if name is None:
-        if not links and len(eth) == 1:
-            return eth, True, None
-        return [], True, f"no RDMA device is known to serve {t.roce.netdev} (RW402)"
-    dev = devices.get(name)
-    if dev is None:
-        return [], True, f"{name} is not listed by ibv_devinfo (RW402)"
-    pno = next((lk.get("port") for lk in links if lk.get("dev") == name and lk.get("netdev") == t.roce.netdev), 1)
-    port = next((p for p in dev.get("ports", []) if p.get("port") == pno), None)
-    if port is None:
-        return [], True, f"ibv_devinfo shows no port {pno} on {name}"
-    return [(dev, port, t.roce.netdev)], True, None
 
 
 def _netdev_mtu(facts: Facts, netdev: str | None) -> int | None:
@@ -98,7 +59,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         name, pno = dev["hca_id"], port.get("port", 1)
         subject = f"{name}/{pno}"
         mtu, max_mtu = port.get("active_mtu"), port.get("max_mtu")
-        ev = excerpt(_section(raw, name), r"hca_id", r"max_mtu", r"active_mtu")
+        ev = excerpt(hca_section(raw, name), r"hca_id", r"max_mtu", r"active_mtu")
         observed = {"active_mtu": mtu, "max_mtu": max_mtu, "netdev": netdev}
         if mtu == expected:
             findings.append(good(CHECK, facts, f"{subject} active_mtu {mtu}", observed=observed, expected=expected,

@@ -23,7 +23,7 @@ Fix safety
 
 import ipaddress
 
-from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checkkit import bad, good, roce_netdevs, skip
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -38,28 +38,6 @@ CHECK = Check(
     depends_on=("vm:RW304", "host:RW215"),  # the netdev exists only once the VM has its VF
     fix_hint="ip addr add <roce ip>/<prefix> dev <netdev> (+ persist) in a subnet no other interface uses",
 )
-
-
-def roce_netdevs(facts: Facts) -> tuple[list[str], str | None]:
-    """The RoCE netdev(s) to judge: the inventory's; else those an RDMA link binds and that are up."""
-    t = facts.target
-    if t is not None and t.roce.netdev:
-        return [t.roce.netdev], None
-    links = [*(facts.get("rdma_link") or {}).get("links", []), *(facts.get("ibdev2netdev") or {}).get("links", [])]
-    if t is not None and t.roce.rdma_dev:
-        names = [lk["netdev"] for lk in links if lk.get("dev") == t.roce.rdma_dev and lk.get("netdev")]
-        if names:
-            return names[:1], None
-    ifaces = {i.get("name"): i for i in facts.need("ip_json").get("interfaces", [])}
-    names = []
-    for lk in links:
-        name = lk.get("netdev")
-        up = (lk.get("state") or "").upper() in ("UP", "ACTIVE")
-        if name in ifaces and up and (ifaces[name].get("link_type") or "ether") == "ether" and name not in names:
-            names.append(name)
-    if names:
-        return names, None
-    return [], "which interface carries RoCE needs the inventory's roce.netdev (or rdma link / ibdev2netdev output)"
 
 
 def _v4(addrs: list) -> list[ipaddress.IPv4Interface]:

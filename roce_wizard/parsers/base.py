@@ -11,7 +11,7 @@ spaces.  A value a parser cannot read is absent or ``None`` — never guessed.  
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,11 +39,69 @@ class Parser:
 # A shell prompt a person pasted along with the output: `[root@host ~]# cmd`, `user@h:~$ cmd`,
 # `[esxi]$ cmd`, `# cmd`, `$ cmd`, `switch# cmd`.
 PROMPT_RE = re.compile(r"^\s*(?:\[[^\]]*\]\s*[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s*[#$]|[#$>])\s+\S")
+# The prompt part of PROMPT_RE, to cut the command out of a prompt line.
+PROMPT_PREFIX_RE = re.compile(
+    r"^\s*(?:\[[^\]]*\]\s*[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s*[#$]|[#$>])(?:\s+|$)"
+)
+# A prompt with nothing typed after it (the last line of many pastes: `root@h:~# `).
+BARE_PROMPT_RE = re.compile(r"^\s*(?:\[[^\]]*\]\s*[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s*[#$])\s*$")
+# ESXi's `[root@esx01:~] cmd` (no `#`) and a bare `[root@ ~]#`; SUSE-style `linux:~ # cmd`.
+ESXI_PROMPT_RE = re.compile(r"^\s*\[[^\]]*[@:][^\]]*\]\s*[#$]?(\s|$)")
+HOST_PROMPT_RE = re.compile(r"^\s*[\w.-]+:\S*\s*[#$]\s")
 
 
 def lines(text: str) -> list[str]:
     """Split into lines, normalising CRLF and dropping trailing whitespace on each line."""
     return [ln.rstrip() for ln in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+
+
+def is_prompt(line: str) -> bool:
+    """A prompt line of a host paste (ESXi or Linux): PROMPT_RE, ESXI_PROMPT_RE or HOST_PROMPT_RE.
+
+    Wider than `prompt_command`: it also knows ESXi's `#`-less `[root@esx01:~] cmd`.
+    """
+    return bool(PROMPT_RE.match(line) or ESXI_PROMPT_RE.match(line) or HOST_PROMPT_RE.match(line))
+
+
+def prompt_command(line: str) -> str | None:
+    """The command typed on a prompt line ('' for a bare prompt); None when not a prompt line.
+
+    Only PROMPT_RE's prompts (and bare ones) count, not the ESXi ones `is_prompt` also knows.
+    """
+    if PROMPT_RE.match(line):
+        m = PROMPT_PREFIX_RE.match(line)
+        return line[m.end():].strip() if m else line.strip()
+    if BARE_PROMPT_RE.match(line):
+        return ""
+    return None
+
+
+def is_bare_command(line: str, tools: Iterable[str]) -> bool:
+    """A command line pasted without a prompt: `tool args` or `sudo tool args` (also `/path/tool`)."""
+    words = line.strip().split()
+    if words and words[0] == "sudo":
+        words = words[1:]
+    return bool(words) and any(words[0] == t or words[0].endswith("/" + t) for t in tools)
+
+
+def body_lines(text: str, tools: Iterable[str] = ()) -> list[str]:
+    """Output lines only: no blanks, prompt lines, elisions, nor a bare `tool args` command line."""
+    tools = tuple(tools)
+    return [ln for ln in lines(text)
+            if ln.strip() and not is_elision(ln) and prompt_command(ln) is None
+            and not is_bare_command(ln, tools)]
+
+
+def fraction(body: list[str], pred: Callable[[str], bool]) -> float:
+    """The share of `body` lines that `pred` accepts (0.0 for no lines): a sniffer's confidence."""
+    if not body:
+        return 0.0
+    return sum(1 for ln in body if pred(ln)) / len(body)
+
+
+def snake(key: str) -> str:
+    """A field name in snake case: `FW Version(Running)` -> `fw_version_running`."""
+    return re.sub(r"[^a-z0-9]+", "_", key.strip().lower()).strip("_")
 
 
 def is_elision(line: str) -> bool:

@@ -17,12 +17,13 @@ import shlex
 from typing import Any
 
 from roce_wizard.parsers.base import (
-    PROMPT_RE,
     Facts,
     ParseError,
     Parser,
     is_elision,
+    is_prompt,
     lines,
+    snake,
     to_bool,
     to_int,
 )
@@ -30,15 +31,8 @@ from roce_wizard.parsers.base import (
 # ---------------------------------------------------------------------------------------------
 # shared helpers
 
-# `[root@esx01:~] cmd` (ESXi prints no `#`), `[root@ ~]#`, `linux:~ # cmd`.
-_ESXI_PROMPT_RE = re.compile(r"^\s*\[[^\]]*[@:][^\]]*\]\s*[#$]?(\s|$)")
-_HOST_PROMPT_RE = re.compile(r"^\s*[\w.-]+:\S*\s*[#$]\s")
 _DASH_ROW_RE = re.compile(r"^\s*-+(?:\s+-+)*\s*$")
 _CSV_HEADER_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:,[A-Za-z][A-Za-z0-9_]*)+,?$")
-
-
-def _is_prompt(line: str) -> bool:
-    return bool(PROMPT_RE.match(line) or _ESXI_PROMPT_RE.match(line) or _HOST_PROMPT_RE.match(line))
 
 
 def _prompt_host(line: str) -> str | None:
@@ -51,15 +45,11 @@ def _norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def _snake(key: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", key.strip().lower()).strip("_")
-
-
 def _camel_snake(key: str) -> str:
     """csv field names: `HVReplayCapable` -> `hv_replay_capable`, `CPUCores` -> `cpu_cores`."""
     s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", key)
     s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s)
-    return _snake(s)
+    return snake(s)
 
 
 def _blank_none(value: str | None) -> str | None:
@@ -135,10 +125,10 @@ def _human_tables(text: str) -> list[dict[str, Any]]:
     i = 0
     while i < len(lns) - 1:
         header, dash = lns[i], lns[i + 1]
-        if _is_prompt(header):
+        if is_prompt(header):
             host = _prompt_host(header)
         if not (header.strip() and _DASH_ROW_RE.match(dash) and not _DASH_ROW_RE.match(header)
-                and not _is_prompt(header)):
+                and not is_prompt(header)):
             i += 1
             continue
         spans = _spans(dash)
@@ -147,7 +137,7 @@ def _human_tables(text: str) -> list[dict[str, Any]]:
         j = i + 2
         while j < len(lns):
             row = lns[j]
-            if not row.strip() or _is_prompt(row):
+            if not row.strip() or is_prompt(row):
                 break
             if j + 1 < len(lns) and _DASH_ROW_RE.match(lns[j + 1]):
                 break  # the next table's header
@@ -174,7 +164,7 @@ def _csv_tables(text: str) -> list[dict[str, Any]]:
             continue
         j = i + 1
         body: list[str] = []
-        while j < len(lns) and lns[j].strip() and not _is_prompt(lns[j]):
+        while j < len(lns) and lns[j].strip() and not is_prompt(lns[j]):
             body.append(lns[j].strip())
             j += 1
         reader = csv.reader(io.StringIO("\n".join([head, *body])))
@@ -228,7 +218,7 @@ def _key_values(text: str) -> list[tuple[str, str]]:
     """`   Key Name: value` lines, in order (prompts and elisions dropped)."""
     out = []
     for raw in lines(text):
-        if not raw.strip() or _is_prompt(raw) or is_elision(raw):
+        if not raw.strip() or is_prompt(raw) or is_elision(raw):
             continue
         m = re.match(r"^\s*([A-Za-z][A-Za-z0-9 ()/_.-]{0,60}?):(?:\s+(.*?))?\s*$", raw)
         if m:
@@ -298,7 +288,7 @@ def parse_esxi_esxcfg_nics(text: str) -> Facts:
             header = True
             continue
         m = _ESXCFG_ROW_RE.match(raw)
-        if not m or _is_prompt(raw):
+        if not m or is_prompt(raw):
             continue
         nics.append({
             "name": m["name"],
@@ -383,7 +373,7 @@ def parse_esxi_vib_install(text: str) -> Facts:
     if error and not message:
         # The error text follows the `[SomeError]` line.
         after = text[m.end():].strip().splitlines() if m else []
-        message = " ".join(s.strip() for s in after if s.strip() and not _is_prompt(s)) or None
+        message = " ".join(s.strip() for s in after if s.strip() and not is_prompt(s)) or None
     return {
         "message": message,
         "reboot_required": _bool_or_none(kv.get("rebootrequired")),
@@ -582,7 +572,7 @@ def _lone_integers(text: str) -> tuple[list[int], list[str]]:
         if re.fullmatch(r"-?\d+", s):
             values.append(int(s))
             continue
-        if _is_prompt(raw) or re.match(r"^(sudo\s+)?(esxcli|cat|vim-cmd)\s", s) or s.startswith("#"):
+        if is_prompt(raw) or re.match(r"^(sudo\s+)?(esxcli|cat|vim-cmd)\s", s) or s.startswith("#"):
             commands.append(s)
             continue
         if re.fullmatch(r"Value|-+", s):  # `esxcli --formatter=csv` header-less variants
@@ -673,7 +663,7 @@ def parse_esxi_cpu_global(text: str) -> Facts:
             facts[_CPU_KEYS.get(n, _camel_snake(name))] = _scalar(t["rows"][0].get(n, ""))
     else:
         for key, value in _key_values(text):
-            facts[_CPU_KEYS.get(_norm(key), _snake(key))] = _scalar(value)
+            facts[_CPU_KEYS.get(_norm(key), snake(key))] = _scalar(value)
     if "hv_support" not in facts and "cpu_packages" not in facts:
         raise ParseError("esxi_cpu_global", "no `CPU Packages:` / `HV Support:` lines found")
     if not isinstance(facts.get("hv_support"), int):

@@ -12,31 +12,18 @@ import re
 from typing import Any
 
 from roce_wizard.parsers.base import (
-    PROMPT_RE,
     Facts,
     ParseError,
     Parser,
     is_elision,
+    is_prompt,
     lines,
+    snake,
     to_int,
 )
 
 # ---------------------------------------------------------------------------------------------
 # shared helpers
-
-# ESXi prompt `[root@esx01:~] cmd`, a bare `[root@ ~]#`, SUSE-style `linux:~ # cmd`.
-_ESXI_PROMPT_RE = re.compile(r"^\s*\[[^\]]*[@:][^\]]*\]\s*[#$]?(\s|$)")
-_HOST_PROMPT_RE = re.compile(r"^\s*[\w.-]+:\S*\s*[#$]\s")
-
-
-def _is_prompt(line: str) -> bool:
-    return bool(PROMPT_RE.match(line) or _ESXI_PROMPT_RE.match(line) or _HOST_PROMPT_RE.match(line))
-
-
-def _snake(key: str) -> str:
-    """`FW Version(Running)` -> `fw_version_running`."""
-    return re.sub(r"[^a-z0-9]+", "_", key.strip().lower()).strip("_")
-
 
 def _na(value: str | None) -> str | None:
     """`N/A`, `NA`, `-` and empty -> None; anything else stripped."""
@@ -96,7 +83,7 @@ def normalize_mlxconfig_value(value: str) -> Any:
 def _config_columns(header_rest: str) -> list[str]:
     """`Default   Current   Next Boot` -> ["default", "current", "next_boot"]."""
     names = [c for c in re.split(r"\s{2,}", header_rest.strip()) if c]
-    return [_COLUMN_NAMES.get(c.lower(), _snake(c)) for c in names]
+    return [_COLUMN_NAMES.get(c.lower(), snake(c)) for c in names]
 
 
 def _headerless_columns(n: int) -> list[str]:
@@ -137,7 +124,7 @@ def _parse_mlxconfig(kind: str, text: str) -> dict[str, Any]:
             continue
         if apply_seen:
             tail.append(s)
-        if _is_prompt(raw):
+        if is_prompt(raw):
             in_config = False
             continue
         if s.startswith("-E-"):
@@ -165,7 +152,7 @@ def _parse_mlxconfig(kind: str, text: str) -> dict[str, Any]:
         if not in_config:
             m = _HEADER_KV_RE.match(raw)
             if m:
-                key = _snake(m.group(1))
+                key = snake(m.group(1))
                 if cur is None:
                     cur = _new_mlx_device()
                     devices.append(cur)
@@ -283,7 +270,7 @@ def sniff_mlxconfig_query(text: str) -> int:
     rows = known = other = 0
     for ln in lines(text):
         s = ln.strip()
-        if not s or is_elision(s) or _is_prompt(ln) or s.startswith("#"):
+        if not s or is_elision(s) or is_prompt(ln) or s.startswith("#"):
             continue
         m = _PARAM_ROW_RE.match(ln)
         if m and "_" in m.group(2) and _value_tokens(m.group(3)):
@@ -330,7 +317,7 @@ def parse_mst_status(text: str) -> Facts:
         s = raw.strip()
         if not s or is_elision(s) or set(s) <= {"-"}:
             continue
-        if _is_prompt(raw):
+        if is_prompt(raw):
             section, cur = None, None
             continue
         m = re.match(r"MST PCI (configuration )?module (is not loaded|loaded)", s)
@@ -476,7 +463,7 @@ def parse_mlxfwmanager(text: str) -> Facts:
         if re.search(r"Restart needed for updates to take effect", s, re.I):
             restart_needed = True
             continue
-        if _is_prompt(raw):
+        if is_prompt(raw):
             in_versions, last_key, cur = False, None, None
             continue
         if _DEVICE_BLOCK_RE.match(raw):
@@ -493,7 +480,7 @@ def parse_mlxfwmanager(text: str) -> Facts:
         m = _FWM_KV_RE.match(raw)
         if m:
             in_versions = False
-            key, value = _snake(m.group(1)), m.group(2)
+            key, value = snake(m.group(1)), m.group(2)
             last_key = key
             target = _FWM_KEYS.get(key, key)
             cur[target] = _na(value) if target != "description" else value
@@ -555,14 +542,14 @@ def parse_flint_query(text: str) -> Facts:
     guid_columns: list[str] | None = None
     for raw in lines(text):
         s = raw.strip()
-        if not s or is_elision(s) or _is_prompt(raw) or re.match(r"^(sudo\s+)?(m?flint)\s", s):
+        if not s or is_elision(s) or is_prompt(raw) or re.match(r"^(sudo\s+)?(m?flint)\s", s):
             continue
         if s.startswith("-E-"):
             facts.setdefault("errors", []).append(s)
             continue
         m = _FLINT_KV_RE.match(s)
         if m:
-            key, value = _snake(m.group(1)), (m.group(2) or "")
+            key, value = snake(m.group(1)), (m.group(2) or "")
             last = key
             if key == "description":
                 # Not a description: the column header of the GUID/MAC rows that follow.
@@ -607,7 +594,7 @@ def sniff_flint_query(text: str) -> int:
     for ln in lines(text):
         m = _FLINT_KV_RE.match(ln.strip())
         if m:
-            keys.add(_snake(m.group(1)))
+            keys.add(snake(m.group(1)))
     if "fw_version" in keys and "psid" in keys:
         if keys & {"image_type", "rom_info", "security_attributes", "fw_release_date", "product_version"}:
             return 90
@@ -634,7 +621,7 @@ def _lone_integers(text: str) -> tuple[list[int], list[str]]:
         if re.fullmatch(r"-?\d+", s):
             values.append(int(s))
             continue
-        if _is_prompt(raw) or re.match(r"^(sudo\s+)?(cat|esxcli|echo|less|more|head)\s", s) or s.startswith("#"):
+        if is_prompt(raw) or re.match(r"^(sudo\s+)?(cat|esxcli|echo|less|more|head)\s", s) or s.startswith("#"):
             commands.append(s)
             continue
         return [], commands

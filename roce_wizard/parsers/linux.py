@@ -12,69 +12,36 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from roce_wizard.parsers.base import (
-    PROMPT_RE,
     Facts,
     ParseError,
     Parser,
+    body_lines,
+    fraction,
+    is_bare_command,
     is_elision,
     lines,
+    prompt_command,
     to_bool,
     to_int,
 )
 
 # ---------------------------------------------------------------------------------------------
-# shared helpers (private copies of rdma.py's: the two modules stay independent)
-
-_PROMPT_PREFIX = re.compile(
-    r"^\s*(?:\[[^\]]*\]\s*[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s*[#$]|[#$>])(?:\s+|$)"
-)
-_BARE_PROMPT = re.compile(r"^\s*(?:\[[^\]]*\]\s*[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s*[#$])\s*$")
-
-
-def _command(line: str) -> str | None:
-    """The command typed on a prompt line ('' for a bare prompt); None when not a prompt line."""
-    if PROMPT_RE.match(line):
-        m = _PROMPT_PREFIX.match(line)
-        return line[m.end():].strip() if m else line.strip()
-    if _BARE_PROMPT.match(line):
-        return ""
-    return None
-
-
-def _is_bare_command(line: str, tools: Iterable[str]) -> bool:
-    words = line.strip().split()
-    if words and words[0] == "sudo":
-        words = words[1:]
-    return bool(words) and any(words[0] == t or words[0].endswith("/" + t) for t in tools)
-
-
-def _body(text: str, tools: Iterable[str] = ()) -> list[str]:
-    """Output lines only: no blanks, prompt lines, elisions, nor a bare `tool args` command line."""
-    tools = tuple(tools)
-    return [ln for ln in lines(text)
-            if ln.strip() and not is_elision(ln) and _command(ln) is None
-            and not _is_bare_command(ln, tools)]
+# helpers
 
 
 def _commands(text: str, tools: Iterable[str] = ()) -> list[str]:
     tools = tuple(tools)
     out = []
     for ln in lines(text):
-        c = _command(ln)
-        if c is None and tools and _is_bare_command(ln, tools):
+        c = prompt_command(ln)
+        if c is None and tools and is_bare_command(ln, tools):
             c = ln.strip()
         if c:
             out.append(c)
     return out
-
-
-def _frac(body: list[str], pred: Callable[[str], bool]) -> float:
-    if not body:
-        return 0.0
-    return sum(1 for ln in body if pred(ln)) / len(body)
 
 
 def _float(value: str | None) -> float | None:
@@ -161,7 +128,7 @@ def parse_ip_json(text: str) -> Facts:
     while i < len(src):
         ln = src[i]
         s = ln.strip()
-        if not s or is_elision(ln) or _command(ln) is not None or _IP_CMD.match(ln):
+        if not s or is_elision(ln) or prompt_command(ln) is not None or _IP_CMD.match(ln):
             i += 1
             continue
         if not s.startswith(("[", "{")):
@@ -194,7 +161,7 @@ def parse_ip_json(text: str) -> Facts:
 
 
 def sniff_ip_json(text: str) -> int:
-    body = _body(text, ("ip",))
+    body = body_lines(text, ("ip",))
     if not body or not body[0].lstrip().startswith(("[", "{")):
         return 0
     joined = "\n".join(body)
@@ -248,7 +215,7 @@ def parse_ip_link_vf(text: str) -> Facts:
     interfaces: list[dict] = []
     cur: dict | None = None
     for ln in lines(text):
-        if not ln.strip() or is_elision(ln) or _command(ln) is not None:
+        if not ln.strip() or is_elision(ln) or prompt_command(ln) is not None:
             continue
         m = _IF_HEAD.match(ln)
         if m:
@@ -323,7 +290,7 @@ def parse_ethtool_pause(text: str) -> Facts:
         m = re.search(r"\bethtool\s+(?:-a|--show-pause)\s+(\S+)", c)
         if m:
             facts["interface"] = m.group(1)
-    for ln in _body(text, ("ethtool",)):
+    for ln in body_lines(text, ("ethtool",)):
         m = _PAUSE_HEAD.match(ln)
         if m:
             facts["interface"] = m.group(1)
@@ -346,10 +313,10 @@ def parse_ethtool_pause(text: str) -> Facts:
 
 
 def sniff_ethtool_pause(text: str) -> int:
-    body = _body(text, ("ethtool",))
+    body = body_lines(text, ("ethtool",))
     if any(_PAUSE_HEAD.match(ln) for ln in body):
         return 95
-    f = _frac(body, lambda ln: bool(_PAUSE_KV.match(ln)))
+    f = fraction(body, lambda ln: bool(_PAUSE_KV.match(ln)))
     return round(70 * f) if f else 0
 
 
@@ -366,7 +333,7 @@ def parse_ethtool_stats(text: str) -> Facts:
         m = re.search(r"\bethtool\s+(?:-\w+\s+)*(?:-S|--statistics)\s+(?:--\S+\s+)*(\S+)", c)
         if m:
             facts["interface"] = m.group(1)
-    for ln in _body(text, ("ethtool",)):
+    for ln in body_lines(text, ("ethtool",)):
         m = _STAT_LINE.match(ln)
         if m:
             counters[m.group(1)] = int(m.group(2))
@@ -377,8 +344,8 @@ def parse_ethtool_stats(text: str) -> Facts:
 
 
 def sniff_ethtool_stats(text: str) -> int:
-    body = _body(text, ("ethtool",))
-    f = _frac(body, lambda ln: bool(_STAT_LINE.match(ln)) or ln.strip() == "NIC statistics:")
+    body = body_lines(text, ("ethtool",))
+    f = fraction(body, lambda ln: bool(_STAT_LINE.match(ln)) or ln.strip() == "NIC statistics:")
     if not f:
         return 0
     if any(ln.strip() == "NIC statistics:" for ln in body) or any(
@@ -517,7 +484,7 @@ def _parse_qos_segment(src: list[str]) -> Facts:
 
 
 def parse_mlnx_qos(text: str) -> Facts:
-    src = [ln for ln in lines(text) if _command(ln) is None]
+    src = [ln for ln in lines(text) if prompt_command(ln) is None]
     interface = None
     for c in _commands(text, ("mlnx_qos",)):
         m = re.search(r"\bmlnx_qos\b.*?(?:-i|--interface)[=\s]\s*(\S+)", c)
@@ -573,7 +540,7 @@ _PCIE_OK = re.compile(
 
 
 def parse_linux_dmesg(text: str) -> Facts:
-    body = _body(text, ("dmesg", "journalctl"))
+    body = body_lines(text, ("dmesg", "journalctl"))
     on, off, evidence = False, False, []
     passthrough = None
     limited: list[dict] = []
@@ -617,8 +584,8 @@ def parse_linux_dmesg(text: str) -> Facts:
 
 
 def sniff_linux_dmesg(text: str) -> int:
-    body = _body(text, ("dmesg", "journalctl"))
-    f = _frac(body, lambda ln: bool(_DMESG_TS.match(ln)))
+    body = body_lines(text, ("dmesg", "journalctl"))
+    f = fraction(body, lambda ln: bool(_DMESG_TS.match(ln)))
     return round(80 * f) if f else 0
 
 
@@ -645,14 +612,14 @@ def _lspci_device(m: re.Match) -> dict:
 
 
 def parse_lspci_list(text: str) -> Facts:
-    devices = [_lspci_device(m) for m in (_LSPCI.match(ln) for ln in _body(text, ("lspci",))) if m]
+    devices = [_lspci_device(m) for m in (_LSPCI.match(ln) for ln in body_lines(text, ("lspci",))) if m]
     if not devices:
         raise ParseError("lspci_list", "no `<bdf> <class>: <description>` line found")
     return {"devices": devices}
 
 
 def sniff_lspci_list(text: str) -> int:
-    body = _body(text, ("lspci",))
+    body = body_lines(text, ("lspci",))
     ms = [m for m in (_LSPCI.match(ln) for ln in body) if m]
     if not ms:
         return 0
@@ -684,7 +651,7 @@ def parse_lspci_vvv(text: str) -> Facts:
     devices: list[dict] = []
     dev: dict | None = None
     in_sriov = False
-    for ln in _body(text, ("lspci",)):
+    for ln in body_lines(text, ("lspci",)):
         if not ln[:1].isspace():
             m = _LSPCI.match(ln)
             if m:
@@ -762,17 +729,17 @@ _UUID = re.compile(r"^\s*([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-
 
 
 def parse_boot_id(text: str) -> Facts:
-    body = _body(text, ("cat",))
+    body = body_lines(text, ("cat",))
     ids = [m.group(1).lower() for m in (_UUID.match(ln) for ln in body) if m]
     if len(ids) != 1 or len(body) != 1:
         n = next((i for i, ln in enumerate(lines(text), 1)
-                  if ln.strip() and _command(ln) is None and not _UUID.match(ln)), None)
+                  if ln.strip() and prompt_command(ln) is None and not _UUID.match(ln)), None)
         raise ParseError("boot_id", "expected exactly one UUID line", n)
     return {"boot_id": ids[0]}
 
 
 def sniff_boot_id(text: str) -> int:
-    body = _body(text, ("cat",))
+    body = body_lines(text, ("cat",))
     return 95 if len(body) == 1 and _UUID.match(body[0]) else 0
 
 
@@ -789,7 +756,7 @@ def parse_tool_presence(text: str) -> Facts:
     present: dict[str, str] = {}
     missing: list[str] = []
     for n, ln in enumerate(lines(text), 1):
-        if not ln.strip() or _command(ln) is not None:
+        if not ln.strip() or prompt_command(ln) is not None:
             continue
         if (m := _PRESENT.match(ln.strip())):
             present[m.group(1)] = m.group(2)
@@ -803,8 +770,8 @@ def parse_tool_presence(text: str) -> Facts:
 
 
 def sniff_tool_presence(text: str) -> int:
-    body = _body(text)
-    f = _frac(body, lambda ln: bool(_PRESENT.match(ln.strip()) or _MISSING.match(ln.strip())))
+    body = body_lines(text)
+    f = fraction(body, lambda ln: bool(_PRESENT.match(ln.strip()) or _MISSING.match(ln.strip())))
     return round(95 * f) if f else 0
 
 

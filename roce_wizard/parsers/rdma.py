@@ -13,67 +13,28 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable, Iterable
 
 from roce_wizard.parsers.base import (
-    PROMPT_RE,
     Facts,
     ParseError,
     Parser,
+    body_lines,
+    fraction,
+    is_bare_command,
     is_elision,
     lines,
+    prompt_command,
     to_int,
 )
 
 # ---------------------------------------------------------------------------------------------
-# shared helpers (kept private: linux.py has its own copies so the modules stay independent)
+# helpers
 
-# The prompt part of PROMPT_RE, to cut the command out of a prompt line.
-_PROMPT_PREFIX = re.compile(
-    r"^\s*(?:\[[^\]]*\]\s*[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s*[#$]|[#$>])(?:\s+|$)"
-)
-# A prompt with nothing typed after it (the last line of many pastes: `root@h:~# `).
-_BARE_PROMPT = re.compile(r"^\s*(?:\[[^\]]*\]\s*[#$]|[\w.-]+@[\w.-]+(?::[^\s#$]*)?\s*[#$])\s*$")
 _HTML_TAG = re.compile(r"</?(?:pre|code|b|i|br|span|tt)\s*/?>", re.I)
-
-
-def _command(line: str) -> str | None:
-    """The command typed on a prompt line ('' for a bare prompt); None when not a prompt line."""
-    if PROMPT_RE.match(line):
-        m = _PROMPT_PREFIX.match(line)
-        return line[m.end():].strip() if m else line.strip()
-    if _BARE_PROMPT.match(line):
-        return ""
-    return None
 
 
 def _numbered(text: str) -> list[tuple[int, str]]:
     return list(enumerate(lines(text), start=1))
-
-
-def _body(text: str, tools: Iterable[str] = ()) -> list[str]:
-    """Output lines only: no blanks, prompt lines, elisions, nor a bare `tool args` command line."""
-    out = []
-    for ln in lines(text):
-        if not ln.strip() or is_elision(ln) or _command(ln) is not None:
-            continue
-        if _is_bare_command(ln, tools):
-            continue
-        out.append(ln)
-    return out
-
-
-def _is_bare_command(line: str, tools: Iterable[str]) -> bool:
-    words = line.strip().split()
-    if words and words[0] == "sudo":
-        words = words[1:]
-    return bool(words) and any(words[0] == t or words[0].endswith("/" + t) for t in tools)
-
-
-def _frac(body: list[str], pred: Callable[[str], bool]) -> float:
-    if not body:
-        return 0.0
-    return sum(1 for ln in body if pred(ln)) / len(body)
 
 
 def _num(value: str | None) -> int | float | None:
@@ -155,7 +116,7 @@ def parse_ibv_devinfo(text: str) -> Facts:
     errors: list[str] = []
     for n, raw in _numbered(text):
         ln = _HTML_TAG.sub("", raw).rstrip()
-        if not ln.strip() or is_elision(ln) or _command(ln) is not None:
+        if not ln.strip() or is_elision(ln) or prompt_command(ln) is not None:
             in_list = False
             continue
         if re.match(r"^\s*\d+\s+HCAs?\s+found:", ln):
@@ -308,7 +269,7 @@ def parse_show_gids(text: str) -> Facts:
     header = False
     n_found: int | None = None
     for ln in lines(text):
-        if not ln.strip() or is_elision(ln) or _command(ln) is not None:
+        if not ln.strip() or is_elision(ln) or prompt_command(ln) is not None:
             continue
         if _SG_HEADER.match(ln):
             header = True
@@ -336,8 +297,8 @@ def sniff_show_gids(text: str) -> int:
         return 95
     if any(_SG_FOOTER.search(re.sub(r"\s+", "", ln)) for ln in ls):
         return 90
-    body = _body(text, ("show_gids",))
-    return round(70 * _frac(body, lambda ln: _show_gids_row(ln) is not None))
+    body = body_lines(text, ("show_gids",))
+    return round(70 * fraction(body, lambda ln: _show_gids_row(ln) is not None))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -360,7 +321,7 @@ def _netdev_or_none(name: str | None) -> str | None:
 
 def parse_ibdev2netdev(text: str) -> Facts:
     links: list[dict] = []
-    for ln in _body(text, ("ibdev2netdev",)):
+    for ln in body_lines(text, ("ibdev2netdev",)):
         m = _I2N_VERBOSE.match(ln)
         if m:
             desc = m.group("desc").strip()
@@ -386,7 +347,7 @@ def parse_ibdev2netdev(text: str) -> Facts:
         if m:
             links.append({"dev": m.group("dev"), "port": int(m.group("port")),
                           "netdev": _netdev_or_none(m.group("netdev")), "state": None})
-    if not links and any(ln.strip() for ln in _body(text, ("ibdev2netdev",))):
+    if not links and any(ln.strip() for ln in body_lines(text, ("ibdev2netdev",))):
         raise ParseError("ibdev2netdev", "no `<dev> port <n> ==> <netdev> (<state>)` line found")
     return {"links": links}  # empty output: no RDMA device
 
@@ -396,8 +357,8 @@ def _is_i2n(ln: str) -> bool:
 
 
 def sniff_ibdev2netdev(text: str) -> int:
-    body = _body(text, ("ibdev2netdev",))
-    f = _frac(body, _is_i2n)
+    body = body_lines(text, ("ibdev2netdev",))
+    f = fraction(body, _is_i2n)
     return round(90 * f) if f else 0
 
 
@@ -440,7 +401,7 @@ def _rdma_link_line(ln: str) -> dict | None:
 
 
 def parse_rdma_link(text: str) -> Facts:
-    body = _body(text, ("rdma",))
+    body = body_lines(text, ("rdma",))
     links = [lk for lk in (_rdma_link_line(ln) for ln in body) if lk]
     if not links and any(ln.strip() for ln in body):
         raise ParseError("rdma_link", "no `link <dev>/<port> state …` line found")
@@ -449,8 +410,8 @@ def parse_rdma_link(text: str) -> Facts:
 
 
 def sniff_rdma_link(text: str) -> int:
-    body = _body(text, ("rdma",))
-    f = _frac(body, lambda ln: _rdma_link_line(ln) is not None)
+    body = body_lines(text, ("rdma",))
+    f = fraction(body, lambda ln: _rdma_link_line(ln) is not None)
     return round(90 * f) if f else 0
 
 
@@ -472,7 +433,7 @@ def parse_ibstat(text: str) -> Facts:
     devices: list[dict] = []
     dev: dict | None = None
     port: dict | None = None
-    for ln in _body(text, ("ibstat",)):
+    for ln in body_lines(text, ("ibstat",)):
         m = re.match(r"^\s*CA:?\s+'([^']+)'", ln)
         if m:
             dev = {"hca_id": m.group(1), "ports": []}
@@ -528,7 +489,7 @@ _IBSTATUS_HEAD = re.compile(r"^\s*Infiniband device '([^']+)' port (\d+) status:
 def parse_ibstatus(text: str) -> Facts:
     devices: dict[str, dict] = {}
     port: dict | None = None
-    for ln in _body(text, ("ibstatus",)):
+    for ln in body_lines(text, ("ibstatus",)):
         m = _IBSTATUS_HEAD.match(ln)
         if m:
             dev = devices.setdefault(m.group(1), {"hca_id": m.group(1), "ports": []})
@@ -590,8 +551,8 @@ def parse_cma_roce_mode(text: str) -> Facts:
     errors: list[str] = []
     ctx: dict = {}
     for ln in lines(text):
-        cmd = _command(ln)
-        if cmd is None and _is_bare_command(ln, ("cma_roce_mode",)):
+        cmd = prompt_command(ln)
+        if cmd is None and is_bare_command(ln, ("cma_roce_mode",)):
             cmd = ln.strip()
         if cmd is not None:
             ctx = _cma_args(cmd) if "cma_roce_mode" in cmd else {}
@@ -617,12 +578,12 @@ def parse_cma_roce_mode(text: str) -> Facts:
 
 
 def sniff_cma_roce_mode(text: str) -> int:
-    body = _body(text, ("cma_roce_mode",))
+    body = body_lines(text, ("cma_roce_mode",))
     if body and all(_CMA_MODE.match(ln) for ln in body):
         return 95
-    cmds = [c for c in (_command(ln) for ln in lines(text)) if c]
+    cmds = [c for c in (prompt_command(ln) for ln in lines(text)) if c]
     if any("cma_roce_mode" in c for c in cmds) and body:
-        f = _frac(body, lambda ln: bool(_CMA_MODE.match(ln) or _CMA_ERRORS.match(ln)))
+        f = fraction(body, lambda ln: bool(_CMA_MODE.match(ln) or _CMA_ERRORS.match(ln)))
         return round(80 * f)
     return 0
 
@@ -641,8 +602,8 @@ def parse_roce_tc_sysfs(text: str) -> Facts:
     current: dict | None = None
     unknown: list[tuple[int, str]] = []
     for n, ln in _numbered(text):
-        cmd = _command(ln)
-        if cmd is None and _is_bare_command(ln, ("cat", "echo")):
+        cmd = prompt_command(ln)
+        if cmd is None and is_bare_command(ln, ("cat", "echo")):
             cmd = ln.strip()
         if cmd is not None:
             current = None
@@ -680,7 +641,7 @@ def parse_roce_tc_sysfs(text: str) -> Facts:
         n, ln = unknown[0]
         raise ParseError("roce_tc_sysfs", f"not a traffic_class read: {ln.strip()[:60]!r}", n)
     if not reads:
-        if any(c for c in (_command(ln) for ln in lines(text))) and not writes:
+        if any(c for c in (prompt_command(ln) for ln in lines(text))) and not writes:
             raise ParseError("roce_tc_sysfs", "no command reads a tc/<n>/traffic_class file")
         # the file was read and printed nothing: tclass not set
         reads.append({"traffic_class": None, "set": False})
@@ -697,10 +658,10 @@ def parse_roce_tc_sysfs(text: str) -> Facts:
 
 
 def sniff_roce_tc_sysfs(text: str) -> int:
-    body = _body(text, ("cat", "echo"))
-    cmds = [c for c in (_command(ln) for ln in lines(text)) if c]
+    body = body_lines(text, ("cat", "echo"))
+    cmds = [c for c in (prompt_command(ln) for ln in lines(text)) if c]
     has_path = any(_TC_PATH.search(c) for c in cmds) or any(
-        _TC_PATH.search(ln) for ln in lines(text) if _is_bare_command(ln, ("cat", "echo")))
+        _TC_PATH.search(ln) for ln in lines(text) if is_bare_command(ln, ("cat", "echo")))
     if body and all(_TC_VALUE.match(ln) for ln in body):
         return 95
     if has_path and all(_TC_VALUE.match(ln) or _CAT_ERROR.match(ln) for ln in body):
@@ -721,7 +682,7 @@ _OFED_FLAVORS = {"MLNX_OFED_LINUX": "MLNX_OFED", "MLNX_EN": "MLNX_EN", "mlnx-en"
 
 def parse_ofed_info(text: str) -> Facts:
     for n, ln in _numbered(text):
-        if not ln.strip() or _command(ln) is not None or _is_bare_command(ln, ("ofed_info",)):
+        if not ln.strip() or prompt_command(ln) is not None or is_bare_command(ln, ("ofed_info",)):
             continue
         m = _OFED_LINE.match(ln)
         if m:
@@ -738,7 +699,7 @@ def parse_ofed_info(text: str) -> Facts:
 
 
 def sniff_ofed_info(text: str) -> int:
-    body = _body(text, ("ofed_info",))
+    body = body_lines(text, ("ofed_info",))
     if not body:
         return 0
     m = _OFED_LINE.match(body[0])
@@ -765,8 +726,8 @@ def parse_hw_counters(text: str) -> Facts:
     reads: list[dict] = []
     current: dict | None = None
     for ln in lines(text):
-        cmd = _command(ln)
-        if cmd is None and _is_bare_command(ln, ("cat", "grep")):
+        cmd = prompt_command(ln)
+        if cmd is None and is_bare_command(ln, ("cat", "grep")):
             cmd = ln.strip()
         if cmd is not None:
             current = None
@@ -834,11 +795,11 @@ def parse_hw_counters(text: str) -> Facts:
 
 
 def sniff_hw_counters(text: str) -> int:
-    commands = [c for c in (_command(ln) for ln in lines(text)) if c]
-    commands += [ln for ln in lines(text) if _is_bare_command(ln, ("cat", "grep"))]
+    commands = [c for c in (prompt_command(ln) for ln in lines(text)) if c]
+    commands += [ln for ln in lines(text) if is_bare_command(ln, ("cat", "grep"))]
     cmd_paths = [c for c in commands if _HWC_PATH.search(c)]
-    body = _body(text, ("cat", "grep"))
-    numeric = _frac(body, lambda ln: bool(_HWC_VALUE.match(ln) or _HWC_GREP.match(ln)
+    body = body_lines(text, ("cat", "grep"))
+    numeric = fraction(body, lambda ln: bool(_HWC_VALUE.match(ln) or _HWC_GREP.match(ln)
                                           or _HWC_NAMED.match(ln)))
     if any(_HWC_GREP.match(ln) and _HWC_PATH.search(ln) for ln in body):
         return round(90 * numeric)
@@ -868,7 +829,7 @@ def _pairs(tokens: list[str]) -> tuple[dict[str, int], dict[str, str]]:
 def parse_rdma_statistic(text: str) -> Facts:
     links: list[dict] = []
     last: dict | None = None
-    for ln in _body(text, ("rdma",)):
+    for ln in body_lines(text, ("rdma",)):
         m = _RS_LINE.match(ln)
         if m:
             counters, attrs = _pairs(m.group("rest").split())
@@ -898,7 +859,7 @@ def _is_stat_line(ln: str) -> bool:
 
 
 def sniff_rdma_statistic(text: str) -> int:
-    body = _body(text, ("rdma",))
+    body = body_lines(text, ("rdma",))
     if any(_is_stat_line(ln) for ln in body):
         return 92
     return 0
