@@ -126,10 +126,11 @@ async def _run_probe(
                        "exit_status": result.exit_status, "timed_out": result.timed_out,
                        "duration_s": record["duration_s"]})
         raws.append(result.stdout if result.ok else result.stdout + result.stderr)
-        failure = _failure_of(probe.name, result)
+        answered = not result.timed_out and result.exit_status in probe.answer_exits
+        failure = None if answered else _failure_of(probe.name, result)
         if failure is None:
             try:
-                value = PARSERS[probe.parser].parse(result.stdout)
+                value = PARSERS[probe.parser].parse(result.stdout + (result.stderr if answered else ""))
             except ParseError as exc:
                 failure = ProbeFailure(probe.name, f"unreadable output of `{command}`: {exc}")
         if failure is not None:
@@ -300,9 +301,9 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
         if code != "RW002":
             # a tool the check needs is missing and RW002 said so: that is the cause
             if any(f.details.get("tool_missing") for f in index.get((code, target_name), [])):
-                rw002 = broken_root("RW002", target_name, depth + 1) if ("RW002", target_name) in index else None
-                if rw002 is not None:
-                    return rw002
+                # RW002 reporting a missing tool (even as a warning for a helper tool) is the cause
+                if any(f.status is not Status.PASS for f in index.get(("RW002", target_name), [])):
+                    return (("RW002", target_name), True)
         return None
 
     # decide everything on the findings as evaluated, then rewrite (so order cannot matter)

@@ -54,6 +54,9 @@ class Probe:
     items: Callable[[Target, dict[str, Any]], list[str]] | None = None
     item_command: Callable[[Target, dict[str, Any], str], str] | None = None
     why_not: str = ""  # what is missing when command() returns None
+    # non-zero exits that are an answer, not a failure: the parser reads stdout + stderr then
+    # (`ibv_devinfo` exits 255 with "No IB devices found" on a host without an RDMA device)
+    answer_exits: tuple[int, ...] = ()
 
 
 def _const(cmd: str) -> Command:
@@ -224,7 +227,7 @@ PROBES: dict[str, Probe] = {
         # Linux guest / bare metal
         Probe("boot_id", LINUXY, _const("cat /proc/sys/kernel/random/boot_id"), "boot_id"),
         Probe("ofed_info", LINUXY, _const("ofed_info -s"), "ofed_info"),
-        Probe("ibv_devinfo", LINUXY, _const("ibv_devinfo"), "ibv_devinfo"),
+        Probe("ibv_devinfo", LINUXY, _const("ibv_devinfo"), "ibv_devinfo", answer_exits=(255,)),
         Probe("rdma_link", LINUXY, _const("rdma link show"), "rdma_link"),
         Probe("ibdev2netdev", LINUXY, _const("ibdev2netdev"), "ibdev2netdev"),
         Probe("ip_json", LINUXY, _const("ip -j addr show"), "ip_json"),

@@ -58,7 +58,7 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=("mlxconfig_query", "esxi_module_params"),
     optional_probes=("esxi_nic_list", "esxi_esxcfg_nics", "mst_status"),
-    depends_on=("RW201", "RW202"),
+    depends_on=("RW201", "RW202", "RW206"),  # SRIOV_EN off is RW206's to report
     reboot=RebootKind.HOST,
     fix_hint="mlxconfig set NUM_OF_VFS=<sum of max_vfs + 1> (or lower max_vfs, full params string), reboot",
 )

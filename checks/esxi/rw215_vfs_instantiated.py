@@ -34,7 +34,7 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=("esxi_sriovnic_list",),
     optional_probes=("esxi_sriovnic_vf_list", "esxi_module_params", "esxi_nic_list", "esxi_esxcfg_nics"),
-    depends_on=("RW206", "RW208"),
+    depends_on=("RW205", "RW206", "RW208"),  # an IB port instantiates no Ethernet VFs
     reboot=RebootKind.HOST,
     fix_hint="fix RW206/RW208, then reboot the host (VFs are created at boot)",
 )

@@ -101,6 +101,9 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         return [bad(CHECK, facts, f"no mlx5 device with an Ethernet port: ibv_devinfo shows {shown}",
                     observed=sorted(devices), expected=EXPECTED, excerpt=_ev(facts, None),
                     fix=_no_device_fix(facts, netdev or "<netdev>"))]
+    if not devices:  # "No IB devices found": no VF in the VM, or no mlx5 driver loaded
+        return [bad(CHECK, facts, f"no RDMA device at all: ibv_devinfo finds none for {netdev}",
+                    observed=[], expected=EXPECTED, excerpt=_ev(facts, None), fix=_no_device_fix(facts, netdev))]
     name = rdma_device(t, facts.data)
     if name is None:
         eth = [(d, p) for d in devices.values() if _is_mlx5(d) for p in d.get("ports", []) if _eth(p)]

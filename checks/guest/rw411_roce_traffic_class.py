@@ -38,6 +38,12 @@ CHECK = Check(
 
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    failure = facts.failures.get("roce_tc_sysfs")
+    if not facts.has("roce_tc_sysfs") and failure and "no such file" in failure.reason.lower():
+        # inbox rdma-core has no tc/ knob (MLNX_OFED's mlx5 sysfs): nothing overrides the application's class
+        return [good(CHECK, facts, "this stack has no per-port traffic_class knob: the application sets the "
+                     f"traffic class (UCX_IB_TRAFFIC_CLASS={policy.traffic_class}, RW604)",
+                     observed=None, expected=policy.traffic_class)]
     tc = facts.need("roce_tc_sysfs") or {}
     dev = tc.get("device") or (rdma_device(facts.target, facts.data) if facts.target else None) or "<dev>"
     value = tc.get("traffic_class")

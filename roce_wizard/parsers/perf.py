@@ -928,7 +928,8 @@ def parse_openmpi_ucx_log(text: str) -> Facts:
         for mdm in re.finditer(r"\bmd\[\d+\]=(?P<md>[\w.\-]+)", msg):
             facts["memory_domains"].append(mdm.group("md"))
         if level:
-            vm = re.search(r"\bVersion (\d+\.\d+(?:\.\d+)?)", msg)
+            # "Version 1.10.0" (ucp_context) and "UCP version is 1.12" (ucp_worker) are both printed
+            vm = re.search(r"\bversion(?: is)? (\d+\.\d+(?:\.\d+)?)", msg, re.I)
             if vm and facts["version"] is None:
                 facts["version"] = vm.group(1)
             em = re.search(r"UCX_\* env variables?:\s*(.*)$", msg)

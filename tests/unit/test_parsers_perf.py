@@ -716,3 +716,11 @@ def test_ucx_text_that_says_nothing_about_transports():
         "(bound to 96 cpus). Performance may be impacted.\n")
     assert f["rdma"] is None and f["tcp"] is None
     assert f["warnings"] == ["CPU affinity is not set (bound to 96 cpus). Performance may be impacted."]
+
+
+def test_ucx_version_from_both_spellings():
+    # hand-written in UCX's log layout: ucp_context prints "Version X" (1.10), ucp_worker "UCP version is X"
+    old = "[1637011234.123456] [node1:1234:0]     ucp_context.c:1468 UCX  INFO  Version 1.10.0 (loaded from x)\n"
+    new = "[1637011234.123456] [node1:1234:0]     ucp_context.c:2190 UCX  INFO  UCP version is 1.12 (release 1)\n"
+    assert PARSERS["openmpi_ucx_log"].parse(old)["version"] == "1.10.0"
+    assert PARSERS["openmpi_ucx_log"].parse(new)["version"] == "1.12"

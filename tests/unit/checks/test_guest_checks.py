@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from roce_wizard.model import Finding, Policy, Status, TargetKind
+from roce_wizard.model import Finding, MissingFact, Policy, Status, TargetKind
 from tests.checkcases import CATALOG, Case, guest, run_case
 from tests.conftest import corpus_text
 
@@ -425,3 +425,17 @@ def test_rw408_fix_names_device_and_boot_hook() -> None:
 def test_rw405_fix_names_netdev_and_persistence() -> None:
     [finding] = run_case(next(c for c in CASES if c.name == "seed000-before-fix-1500"))
     assert "ip link set dev ens256 mtu 9000" in finding.fix and "nmcli con mod" in finding.fix
+
+
+def test_rw411_without_a_tc_knob_passes_and_names_the_application_setting() -> None:
+    from roce_wizard.model import Facts, ProbeFailure  # noqa: PLC0415
+
+    facts = Facts(target=guest(), failures={"roce_tc_sysfs": ProbeFailure(
+        "roce_tc_sysfs", "`cat /sys/class/infiniband/mlx5_0/tc/1/traffic_class` exited 1: cat: "
+        "/sys/class/infiniband/mlx5_0/tc/1/traffic_class: No such file or directory", tool_missing=True)})
+    (finding,) = CATALOG["RW411"].evaluate(facts, Policy())
+    assert finding.status is Status.PASS and "UCX_IB_TRAFFIC_CLASS=104" in finding.summary
+    # any other failure to read it is still an error for the engine to report
+    facts.failures["roce_tc_sysfs"] = ProbeFailure("roce_tc_sysfs", "timed out")
+    with pytest.raises(MissingFact):
+        CATALOG["RW411"].evaluate(facts, Policy())
