@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from roce_wizard.model import Check, Evidence, Facts, Finding, Severity, Status
+from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Status
 from roce_wizard.parsers.esxi import format_options_string, parse_options_string
 from roce_wizard.probes import rdma_device, roce_mst_device, short_pci
 
@@ -138,19 +138,65 @@ def module_params(facts: Facts) -> dict[str, str]:
     return dict(mp.get("params") or {})
 
 
-def merged_params_fix(current_params: dict[str, str], changes: dict[str, str]) -> str:
-    """The full `esxcli system module parameters set -m nmlx5_core -p "…"` command (and the reboot it needs).
+def desired_params(facts: Facts, policy: Policy, changes: dict[str, str] | None = None) -> dict[str, str]:
+    """The nmlx5_core parameter string every params fix writes: the current parameters with EVERY
+    policy key put right (pfctx/pfcrx, trust_state, ecn; max_vfs from the inventory when the nic list
+    says where its entries go), plus the caller's own changes.
 
-    `-p` replaces every parameter, so the string keeps all current ones with `changes` merged in.
+    `-p` replaces the whole string, so fixes that each changed only their own key would undo each
+    other when run one after another; with one desired string they are safe in any order.
     """
-    merged = {**current_params, **changes}
-    return PARAMS_SET.format(format_options_string(merged)) + "  # then reboot the host"
+    current = module_params(facts)
+    out = dict(current)
+    mask = policy.pfc_bitmask
+    for key in ("pfctx", "pfcrx"):
+        if _int(current.get(key)) != mask:
+            out[key] = f"0x{mask:02x}"
+    trust = "2" if policy.trust == "dscp" else "1"
+    if current.get("trust_state") != trust:
+        out["trust_state"] = trust
+    if current.get("ecn") not in (None, "1"):
+        out["ecn"] = "1"
+    wanted = inventory_max_vfs(facts)
+    if wanted is not None:
+        out["max_vfs"] = wanted
+    out.update(changes or {})
+    return out
 
 
-def params_details(current_params: dict[str, str], changes: dict[str, str]) -> dict[str, str]:
-    """A finding's details for a merged_params_fix: the parameter string before and after."""
-    return {"params_before": format_options_string(current_params),
-            "params_after": format_options_string({**current_params, **changes})}
+def inventory_max_vfs(facts: Facts) -> str | None:
+    """max_vfs with the inventory's VF counts at its RoCE vmnics' positions (other entries kept),
+    or None when the inventory or the nic list does not say."""
+    target = facts.target
+    nics = nmlx5_vmnics(facts) if (facts.has("esxi_nic_list") or facts.has("esxi_esxcfg_nics")) else None
+    if target is None or not target.roce.vfs or not target.roce.vmnics or not nics:
+        return None
+    order = [n.get("name") for n in nics]
+    if any(v not in order for v in target.roce.vmnics):
+        return None
+    current = parse_int_list(module_params(facts).get("max_vfs")) or []
+    entries = current + [0] * max(0, len(order) - len(current))
+    for vmnic, want in zip(target.roce.vmnics, target.roce.vfs):
+        entries[order.index(vmnic)] = want
+    return ",".join(str(x) for x in entries)
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value, 0) if value is not None else None
+    except ValueError:
+        return None
+
+
+def merged_params_fix(facts: Facts, policy: Policy, changes: dict[str, str] | None = None) -> str:
+    """The full `esxcli system module parameters set -m nmlx5_core -p "…"` command (and the reboot it needs)."""
+    return PARAMS_SET.format(format_options_string(desired_params(facts, policy, changes))) + "  # then reboot the host"
+
+
+def params_details(facts: Facts, policy: Policy, changes: dict[str, str] | None = None) -> dict[str, str]:
+    """A finding's details for a merged_params_fix: the full parameter string before and after."""
+    return {"params_before": format_options_string(module_params(facts)),
+            "params_after": format_options_string(desired_params(facts, policy, changes))}
 
 
 def nmlx5_vmnics(facts: Facts) -> list[dict[str, Any]] | None:

@@ -194,7 +194,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             parts = [f"{v} has {'no entry' if h is None else h} (max_vfs position {order.index(v) + 1}), "
                      f"inventory wants {w}" for v, (h, w) in differ.items()]
             parts += [f"{v} is not an nmlx5_core vmnic in the nic list" for v in unknown]
-            fix = merged_params_fix(options, {"max_vfs": ",".join(str(x) for x in new_list)})
+            fix = merged_params_fix(facts, policy, {"max_vfs": ",".join(str(x) for x in new_list)})
             if mlx_fix and not problems:
                 fix += "\n" + mlx_fix
             if unknown and not differ:
@@ -205,7 +205,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                                 subject=",".join(wanted) or label))
         if blind:
             fix = ("esxcli network nic list  # find the positions of " + ", ".join(blind) + "\n"
-                   + merged_params_fix(options, {"max_vfs": "<one-entry-per-nmlx5_core-vmnic-in-PCI-order>"}))
+                   + merged_params_fix(facts, policy, {"max_vfs": "<one-entry-per-nmlx5_core-vmnic-in-PCI-order>"}))
             if mlx_fix and not problems:
                 fix += "\n" + mlx_fix
             findings.append(bad(CHECK, facts, "max_vfs is not set (the driver creates no VFs); the inventory wants "

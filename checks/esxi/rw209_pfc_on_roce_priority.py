@@ -81,4 +81,4 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             problems.append(f"{k}={value} enables PFC on {on}, not {policy.pfc_priority}")
     changes = {k: want for k in wrong}
     return [bad(CHECK, facts, "; ".join(problems), observed=observed, expected=expected, excerpt=ev,
-                fix=merged_params_fix(options, changes), details=params_details(options, changes))]
+                fix=merged_params_fix(facts, policy, changes), details=params_details(facts, policy, changes))]

@@ -65,4 +65,4 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         summary = f"trust_state={value} (trust {names.get(_as_int(value), 'unknown')}); the policy wants {names[want]}"
     changes = {"trust_state": str(want)}
     return [bad(CHECK, facts, summary, observed=observed, expected=str(want), excerpt=ev,
-                fix=merged_params_fix(options, changes), details=params_details(options, changes))]
+                fix=merged_params_fix(facts, policy, changes), details=params_details(facts, policy, changes))]

@@ -50,5 +50,5 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         return [good(CHECK, facts, "ecn=1", observed=value, expected="1", excerpt=ev)]
     changes = {"ecn": "1"}
     return [bad(CHECK, facts, f"ecn={value}: ECN / DCQCN congestion control is off", observed=value,
-                expected="1", excerpt=ev, fix=merged_params_fix(options, changes),
-                details=params_details(options, changes))]
+                expected="1", excerpt=ev, fix=merged_params_fix(facts, policy, changes),
+                details=params_details(facts, policy, changes))]

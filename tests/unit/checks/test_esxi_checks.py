@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from roce_wizard.model import Policy, Status
-from tests.checkcases import Case, esxi, run_case
+from tests.checkcases import CATALOG, Case, build_facts, esxi, run_case
 from tests.conftest import corpus_text
 
 PASS, FAIL, WARN, SKIP = Status.PASS, Status.FAIL, Status.WARN, Status.SKIP
@@ -472,8 +472,9 @@ def test_rw208_trap_sriov_en_false_sets_sriov_en():
 
 def test_rw208_inventory_mismatch_writes_the_full_string():
     f = _worst("RW208-max-vfs-differs-from-inventory")
-    # csv lists the params by name: max_vfs, pfctx; only max_vfs changes
-    assert f.fix == PARAMS_SET.format("max_vfs=0,0,8,7 pfctx=0x08")
+    # csv lists the params by name: max_vfs, pfctx; max_vfs takes the inventory's counts and, since
+    # `-p` replaces the whole string, the other policy keys are put right in the same string
+    assert f.fix == PARAMS_SET.format("max_vfs=0,0,8,7 pfctx=0x08 pfcrx=0x08 trust_state=2")
     assert f.observed == {"vmnic3": 0} and f.expected == {"vmnic2": 8, "vmnic3": 7}
 
 
@@ -484,9 +485,12 @@ def test_rw209_trap_fix_keeps_max_vfs_and_trust_state():
         assert f.details["params_before"] == "max_vfs=0,0,8,7 trust_state=2"
 
 
-def test_rw209_changes_only_the_wrong_key():
+def test_rw209_fix_writes_every_policy_key_so_fixes_cannot_undo_each_other():
     f = _worst("RW209-wrong-priority")
-    assert f.fix == PARAMS_SET.format("pfctx=0x08 pfcrx=0x08 ecn=1")
+    # trust_state is RW210's, but a string without it would undo RW210's fix when run after it
+    assert f.fix == PARAMS_SET.format("pfctx=0x08 pfcrx=0x08 ecn=1 trust_state=2")
+    rw210 = CATALOG["RW210"].evaluate(build_facts(next(c for c in CASES if c.id == "RW209-wrong-priority")), Policy())
+    assert rw210[0].fix == f.fix  # the two checks' fixes write the same string
 
 
 def test_rw210_fix_adds_trust_state_to_the_full_string():
