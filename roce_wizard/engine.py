@@ -389,6 +389,8 @@ async def run_checks(
         emit("finding", {"stage": stage_of.get(f.check, Stage.PREFLIGHT).value, **f.to_dict()})
     emit("run-end", {"exit_code": int(report.exit_code), "counts": report.counts(),
                      "duration_s": round(report.duration_s, 3)})
+    if runlog is not None:
+        runlog.flush()  # the run is on disk before anyone reads it back
     return report
 
 

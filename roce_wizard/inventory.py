@@ -262,7 +262,7 @@ KIND_FIELDS: dict[TargetKind, tuple[str, ...]] = {
 ROCE_FIELDS: dict[TargetKind, tuple[str, ...]] = {
     TargetKind.ESXI: ("pf_pci", "vmnics", "vfs", "switch_ports"),
     TargetKind.GUEST: ("netdev", "rdma_dev", "ip"),
-    TargetKind.LINUX: ("pf_pci", "netdev", "rdma_dev", "ip", "switch_ports"),
+    TargetKind.LINUX: ("pf_pci", "netdev", "rdma_dev", "ip", "vfs", "switch_ports"),
 }
 TOP_KEYS = ("policy", "defaults", "targets")
 

@@ -4,7 +4,7 @@ Layout under the user's state dir (``$ROCE_WIZARD_STATE_DIR`` or the platform's,
 ``~/.local/state/roce-wizard``)::
 
     runs/20261121-051200-3fa2c1/
-        events.jsonl            one JSON object per line, fsync'd as written
+        events.jsonl            one JSON object per line, fsync'd within milliseconds (group commit)
         raw/<target>/<probe>.json   command, stdout, stderr, exit status, duration (replayable)
         results.json            what `doctor --json` printed
     runs/latest -> 20261121-051200-3fa2c1  (a text file holding the name: symlinks are not everywhere)
@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import secrets
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +45,13 @@ def _mkdir_private(path: Path) -> None:
     os.chmod(path, 0o700)
 
 
-def _write_private(path: Path, text: str) -> None:
+def _write_private(path: Path, text: str, sync: bool = True) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
-        os.fsync(fh.fileno())
+        if sync:
+            os.fsync(fh.fileno())
     os.chmod(path, 0o600)
 
 
@@ -58,9 +61,56 @@ def file_name(value: str) -> str:
     return cleaned or "_"
 
 
+class _EventWriter:
+    """Appends events to events.jsonl from a thread of its own, fsync'ing every batch it writes
+    (group commit): each event is on disk a few milliseconds after it happened, and the engine's
+    event loop never waits for the disk. `flush()` returns once everything queued is fsync'd."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.queue: queue.Queue[str | None] = queue.Queue()
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self.thread = threading.Thread(target=self._run, name="roce-wizard-runlog", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            item = self.queue.get()
+            batch = [item]
+            while True:
+                try:
+                    batch.append(self.queue.get_nowait())
+                except queue.Empty:
+                    break
+            lines = [b for b in batch if isinstance(b, str)]
+            if lines:
+                os.write(self.fd, "".join(lines).encode("utf-8"))
+                os.fsync(self.fd)
+            for b in batch:
+                if isinstance(b, threading.Event):
+                    b.set()
+                self.queue.task_done()
+            if None in batch:
+                os.close(self.fd)
+                return
+
+    def put(self, line: str) -> None:
+        self.queue.put(line + "\n")
+
+    def flush(self) -> None:
+        done = threading.Event()
+        self.queue.put(done)  # type: ignore[arg-type]
+        done.wait()
+
+    def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join()
+
+
 @dataclass
 class RunLog:
     path: Path
+    _writer: _EventWriter | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def create(cls, base: Path | None = None, kind: str = "doctor") -> RunLog:
@@ -75,27 +125,35 @@ class RunLog:
         return run
 
     def event(self, type_: str, **data: Any) -> None:
-        line = json.dumps({"type": type_, "ts": time.time(), **data}, default=str, ensure_ascii=False)
-        path = self.path / "events.jsonl"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, (line + "\n").encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        if self._writer is None:
+            self._writer = _EventWriter(self.path / "events.jsonl")
+        self._writer.put(json.dumps({"type": type_, "ts": time.time(), **data}, default=str, ensure_ascii=False))
+
+    def flush(self) -> None:
+        """Wait until every event so far is fsync'd (before reading the log back, and at the end)."""
+        if self._writer is not None:
+            self._writer.flush()
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     def raw(self, target: str, probe: str, record: dict[str, Any]) -> Path:
         directory = self.path / "raw" / file_name(target)
         _mkdir_private(directory)
         path = directory / f"{file_name(probe)}.json"
-        _write_private(path, json.dumps(record, indent=1, ensure_ascii=False))
+        # raw outputs are evidence, not the journal: written whole, not fsync'd one by one
+        _write_private(path, json.dumps(record, indent=1, ensure_ascii=False), sync=False)
         return path
 
     def write_results(self, results: dict[str, Any]) -> None:
+        self.flush()
         _write_private(self.path / "results.json", json.dumps(results, indent=1, ensure_ascii=False, default=str))
         _write_private(self.path.parent / "latest", self.path.name + "\n")
 
     def events(self) -> list[dict[str, Any]]:
+        self.flush()
         return read_events(self.path)
 
 
