@@ -1,13 +1,50 @@
-"""Built-in worlds: `healthy` (everything per policy) and `fresh` (the seed's day 0).
+"""Built-in worlds: `healthy` (everything per policy) and `fresh` (the seed's day 0), and
+scenario files that describe any other cluster and state.
 
 The cluster is the seed's (000): per host a ConnectX-4 Lx for the service network (vmnic0/1,
 1a:00.0/.1) and a ConnectX-5 VPI card for RoCE (vmnic2/3, 3b:00.0/.1, mt4119_pciconf1), one
 compute VM per host with its guest, one switch cabling every RoCE port.
+
+Scenario files (``roce-wizard lab up --scenario FILE``), YAML::
+
+    base: healthy            # or fresh: the world to start from (default healthy)
+    hosts: 4                 # ESXi hosts, each with its compute VM and guest (default 2)
+    baremetal: 2             # bare-metal Linux hosts node-01… (kind linux; default 0)
+    switch: onyx             # eos | onyx | os10 (default eos)
+    reboot_delay_s: 3        # how long a rebooting host stays unreachable
+    set:                     # attribute paths on the world's objects, applied in order
+      esx-02:                # an ESXi host (World.hosts) …
+        power_policy: Balanced
+        module_params.max_vfs: "0,0,4,4"              # dict keys: .KEY
+        cards[1].config.NUM_OF_VFS.current: 8         # list items: [INDEX]
+        vmnics[vmnic3].mtu: 1500                      # … or [NAME] for items with a .name
+      compute-01:            # … a guest (World.guests) …
+        interfaces[ens256].mtu: 1500
+      vm:compute-01:         # … a VM (World.vms) …
+        vf_port: null
+      sw-eos-1:              # … a switch (World.switches) …
+        ports[0].pfc_enabled: false
+      vcenter:               # … vCenter, or `world` for the World itself
+        dvs_max_mtu: 1500
+    faults: [RW208@esx-02, RW404]   # injected once the lab is up, as --fault does
+
+Paths are checked against the objects: an unknown attribute, key, index or name, or a value of
+another type than the one it replaces (a set takes a list), is an error that names the file, the
+line and the path. `hosts`/`switch` given on the command line win over the file.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import re
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, SequenceNode
 
 from roce_wizard.lab.world import (
     Card,
@@ -47,8 +84,21 @@ SWITCH_PORT_NAMES = {
 }
 
 
+WIDE_ABOVE = 150  # clusters larger than this number hosts on /16 networks (a /24 runs out)
+
+
 def _mac(host_index: int, nic: int) -> str:
-    return f"0c:42:a1:{host_index:02x}:{nic:02x}:{0x10 + nic:02x}"
+    # the host index takes two octets from host 256 on; below, the seed's numbering
+    return f"0c:42:{0xa1 + (host_index >> 8):02x}:{host_index & 0xFF:02x}:{nic:02x}:{0x10 + nic:02x}"
+
+
+def service_ip(index: int, wide: bool = False) -> str:
+    return f"{SERVICE_NET}.{100 + index}/24" if not wide else f"10.10.{index // 250}.{1 + index % 250}/16"
+
+
+def roce_ip(index: int, wide: bool = False) -> str:
+    """The RoCE address of compute-<index>: what a healthy guest has and a fresh one should get."""
+    return f"{ROCE_NET}.{10 + index}/24" if not wide else f"192.168.{100 + index // 250}.{1 + index % 250}/16"
 
 
 def _cx5_config(healthy: bool) -> dict[str, MlxParam]:
@@ -133,7 +183,7 @@ def build_host(index: int, healthy: bool) -> EsxiHost:
     )
 
 
-def build_guest(index: int, healthy: bool) -> Guest:
+def build_guest(index: int, healthy: bool, wide: bool = False) -> Guest:
     name = f"compute-{index:02d}"
     return Guest(
         name=name,
@@ -141,9 +191,10 @@ def build_guest(index: int, healthy: bool) -> Guest:
         ofed_version="MLNX_OFED_LINUX-5.4-1.0.3.0" if healthy else None,
         interfaces=[
             Interface("lo", "00:00:00:00:00:00", 65536, ["127.0.0.1/8"]),
-            Interface("ens192", f"00:50:56:a1:{index:02x}:01", 1500, [f"{SERVICE_NET}.{100 + index}/24"]),
-            Interface("ens256", f"00:50:56:a1:{index:02x}:02", 9000 if healthy else 1500,
-                      [f"{ROCE_NET}.{10 + index}/24"] if healthy else []),
+            Interface("ens192", f"00:50:56:{0xa1 + (index >> 8):02x}:{index & 0xFF:02x}:01", 1500,
+                      [service_ip(index, wide)]),
+            Interface("ens256", f"00:50:56:{0xa1 + (index >> 8):02x}:{index & 0xFF:02x}:02", 9000 if healthy else 1500,
+                      [roce_ip(index, wide)] if healthy else []),
         ],
         cma_roce_mode="RoCE v2" if healthy else "IB/RoCE v1",
         cma_persisted=healthy,
@@ -160,7 +211,7 @@ def build_world(hosts: int = 2, healthy: bool = True, switch: str = "eos") -> Wo
     for i in range(1, hosts + 1):
         host = build_host(i, healthy)
         world.hosts[host.name] = host
-        guest = build_guest(i, healthy)
+        guest = build_guest(i, healthy, wide=hosts > WIDE_ABOVE)
         world.guests[guest.name] = guest
         world.vms[guest.name] = Vm(guest.name, host.name, vf_port=1 if healthy else None,
                                    memory_reserved=healthy, latency_sensitivity="high" if healthy else "normal")
@@ -192,3 +243,251 @@ def healthy(hosts: int = 2, switch: str = "eos") -> World:
 
 def fresh(hosts: int = 2, switch: str = "eos") -> World:
     return build_world(hosts, False, switch)
+
+
+# ---------------------------------------------------------------------------- scenario files
+
+BUILTIN = ("healthy", "fresh")
+SCENARIO_KEYS = ("base", "hosts", "baremetal", "switch", "reboot_delay_s", "set", "faults")
+
+
+class ScenarioError(ValueError):
+    """A scenario file problem: ``file:line: path: what is wrong``."""
+
+
+@dataclass
+class Scenario:
+    name: str
+    world: World
+    faults: list[str] = field(default_factory=list)  # CODE[@TARGET], injected once the lab is up
+
+
+def build_scenario(spec: str, hosts: int | None = None, switch: str | None = None) -> Scenario:
+    """`healthy`, `fresh` or a scenario file; `hosts`/`switch` (the command line) win over the file."""
+    if spec in BUILTIN:
+        world = build_world(hosts if hosts is not None else 2, spec == "healthy", switch or "eos")
+        return Scenario(spec, world)
+    return load_scenario(spec, hosts=hosts, switch=switch)
+
+
+def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, switch: str | None = None) -> Scenario:
+    """Read a scenario file (format in this module's docstring). Raises ScenarioError."""
+    file = os.fspath(path)
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"{file}: cannot read the scenario: {exc.strerror or exc}") from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise ScenarioError(f"{file}:{mark.line + 1 if mark else '?'}: YAML syntax error: {exc.problem}") from None
+    if root is None:
+        root = MappingNode("tag:yaml.org,2002:map", [])
+    if not isinstance(root, MappingNode):
+        raise ScenarioError(f"{file}:{root.start_mark.line + 1}: expected a mapping (base, hosts, switch, set, faults)")
+
+    def err(node: Node, where: str, problem: str) -> ScenarioError:
+        return ScenarioError(f"{file}:{node.start_mark.line + 1}: {where}: {problem}")
+
+    items: dict[str, tuple[Node, Node]] = {}
+    for key_node, value_node in root.value:
+        key = _value(key_node)
+        if key not in SCENARIO_KEYS:
+            raise err(key_node, str(key), f"unknown key; expected one of {', '.join(SCENARIO_KEYS)}")
+        items[key] = (key_node, value_node)
+
+    def scalar(key: str, kind: type, default: Any) -> Any:
+        if key not in items:
+            return default
+        node = items[key][1]
+        value = _value(node)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+            raise err(node, key, f"expected {kind.__name__}, got {value!r}")
+        return value
+
+    base = scalar("base", str, "healthy")
+    if base not in BUILTIN:
+        raise err(items["base"][1], "base", f"expected healthy or fresh, got {base!r}")
+    count = hosts if hosts is not None else scalar("hosts", int, 2)
+    if not 1 <= count <= 4096:
+        raise err(items["hosts"][1] if "hosts" in items else root, "hosts", f"expected 1..4096, got {count}")
+    vendor = switch or scalar("switch", str, "eos")
+    if vendor not in SWITCH_PORT_NAMES:
+        raise err(items["switch"][1] if "switch" in items else root, "switch",
+                  f"expected one of {', '.join(SWITCH_PORT_NAMES)}, got {vendor!r}")
+    world = build_world(count, base == "healthy", vendor)
+    world.scenario = Path(file).stem
+    if "reboot_delay_s" in items:
+        world.reboot_delay_s = scalar("reboot_delay_s", float, world.reboot_delay_s)
+    metal = scalar("baremetal", int, 0)
+    if not 0 <= metal <= 4096:
+        raise err(items["baremetal"][1], "baremetal", f"expected 0..4096, got {metal}")
+    if metal:
+        from roce_wizard.lab.guest import add_baremetal  # noqa: PLC0415 - the guest simulator owns bare metal
+
+        add_baremetal(world, metal, healthy=base == "healthy")
+
+    if "set" in items:
+        node = items["set"][1]
+        if not isinstance(node, MappingNode):
+            raise err(node, "set", "expected a mapping of target -> {attribute.path: value}")
+        for target_node, paths_node in node.value:
+            target_name = str(_value(target_node))
+            obj = _set_root(world, target_name)
+            if obj is None:
+                raise err(target_node, f"set.{target_name}", "no such target; expected an ESXi host, a guest, "
+                          "vm:NAME, a switch, vcenter or world — " + _known_targets(world))
+            if not isinstance(paths_node, MappingNode):
+                raise err(paths_node, f"set.{target_name}", "expected a mapping of attribute.path: value")
+            for path_node, value_node in paths_node.value:
+                dotted = str(_value(path_node))
+                try:
+                    assign(obj, dotted, _value(value_node))
+                except ScenarioError as exc:
+                    raise err(path_node, f"set.{target_name}.{dotted}", str(exc)) from None
+
+    fault_specs: list[str] = []
+    if "faults" in items:
+        node = items["faults"][1]
+        if not isinstance(node, SequenceNode):
+            raise err(node, "faults", "expected a list like [RW208@esx-02, RW404]")
+        for item in node.value:
+            spec = _value(item)
+            if not isinstance(spec, str) or not re.fullmatch(r"RW\d{3}(@[A-Za-z0-9._:-]+)?", spec.strip(), re.I):
+                raise err(item, "faults", f"expected CODE[@TARGET] like RW208@esx-02, got {spec!r}")
+            fault_specs.append(spec.strip())
+    return Scenario(world.scenario, world, fault_specs)
+
+
+def _value(node: Node) -> Any:
+    return yaml.safe_load(yaml.serialize(node))
+
+
+def _known_targets(world: World) -> str:
+    names = [*world.hosts, *world.guests, *(f"vm:{v}" for v in world.vms), *world.switches]
+    shown = ", ".join(names[:12]) + (" …" if len(names) > 12 else "")
+    return f"this world has {shown}"
+
+
+def _set_root(world: World, name: str) -> Any:
+    if name == "world":
+        return world
+    if name == "vcenter":
+        return world.vcenter
+    if name.startswith("vm:"):
+        return world.vms.get(name[3:])
+    for table in (world.hosts, world.guests, world.switches):
+        if name in table:
+            return table[name]
+    return None
+
+
+_SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)?((?:\[[^\]]+\])*)$")
+
+
+def _path_steps(dotted: str) -> list[tuple[str, str]]:
+    """`cards[1].config.NUM_OF_VFS.current` -> [(attr, cards), (index, 1), (attr, config), …]."""
+    steps: list[tuple[str, str]] = []
+    if not dotted or dotted.startswith(".") or dotted.endswith(".") or ".." in dotted:
+        raise ScenarioError("expected a dotted attribute path like cards[1].config.NUM_OF_VFS.current")
+    for segment in dotted.split("."):
+        m = _SEGMENT.match(segment)
+        if not m or not (m.group(1) or m.group(2)):
+            raise ScenarioError(f"bad path segment {segment!r}")
+        if m.group(1):
+            steps.append(("attr", m.group(1)))
+        for index in re.findall(r"\[([^\]]+)\]", m.group(2) or ""):
+            steps.append(("index", index.strip()))
+    return steps
+
+
+def _step(obj: Any, kind: str, key: str, where: str) -> Any:
+    if kind == "attr" and isinstance(obj, dict):
+        if key not in obj:
+            raise ScenarioError(f"no key {key!r} at {where or 'the target'} (has {', '.join(map(str, obj)) or 'none'})")
+        return obj[key]
+    if kind == "attr":
+        if not dataclasses.is_dataclass(obj) or key not in {f.name for f in dataclasses.fields(obj)}:
+            valid = ", ".join(f.name for f in dataclasses.fields(obj)) if dataclasses.is_dataclass(obj) else "none"
+            raise ScenarioError(f"no attribute {key!r} on {type(obj).__name__} (has {valid})")
+        return getattr(obj, key)
+    if isinstance(obj, list):
+        if re.fullmatch(r"-?\d+", key):
+            i = int(key)
+            if not -len(obj) <= i < len(obj):
+                raise ScenarioError(f"index {i} out of range at {where} ({len(obj)} items)")
+            return obj[i]
+        for item in obj:
+            if getattr(item, "name", None) == key:
+                return item
+        names = [getattr(item, "name", None) for item in obj]
+        raise ScenarioError(f"no item named {key!r} at {where} (has {', '.join(str(n) for n in names if n)})")
+    if isinstance(obj, dict):
+        if key not in obj:
+            raise ScenarioError(f"no key {key!r} at {where} (has {', '.join(map(str, obj)) or 'none'})")
+        return obj[key]
+    raise ScenarioError(f"{where} is a {type(obj).__name__}: it cannot be indexed")
+
+
+def _coerce(current: Any, value: Any, where: str) -> Any:
+    if current is None or value is None:
+        return value
+    if isinstance(current, bool):
+        if not isinstance(value, bool):
+            raise ScenarioError(f"expected true/false for {where}, got {value!r}")
+        return value
+    if isinstance(current, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ScenarioError(f"expected an integer for {where}, got {value!r}")
+        return value
+    if isinstance(current, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ScenarioError(f"expected a number for {where}, got {value!r}")
+        return float(value)
+    if isinstance(current, str):
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise ScenarioError(f"expected a string for {where}, got {value!r}")
+        return str(value)
+    if isinstance(current, set):
+        if not isinstance(value, list):
+            raise ScenarioError(f"expected a list for {where}, got {value!r}")
+        return set(value)
+    if isinstance(current, (list, tuple)):
+        if not isinstance(value, list):
+            raise ScenarioError(f"expected a list for {where}, got {value!r}")
+        return type(current)(value)
+    if isinstance(current, dict):
+        if not isinstance(value, dict):
+            raise ScenarioError(f"expected a mapping for {where}, got {value!r}")
+        return value
+    raise ScenarioError(f"{where} is a {type(current).__name__}: set its attributes one by one")
+
+
+def assign(obj: Any, dotted: str, value: Any) -> None:
+    """Set `obj.<dotted path>` = value, checking that the path exists and the type fits."""
+    steps = _path_steps(dotted)
+    where = ""
+    for kind, key in steps[:-1]:
+        obj = _step(obj, kind, key, where)
+        where = f"{where}.{key}" if kind == "attr" else f"{where}[{key}]"
+        where = where.lstrip(".")
+    kind, key = steps[-1]
+    where = (f"{where}.{key}" if kind == "attr" else f"{where}[{key}]").lstrip(".")
+    if isinstance(obj, dict):
+        # a dict may gain keys (module_params in a fresh world has none yet)
+        obj[key] = _coerce(obj.get(key), value, where)
+        return
+    if kind == "attr":
+        current = _step(obj, kind, key, where)
+        setattr(obj, key, _coerce(current, value, where))
+        return
+    if isinstance(obj, list):
+        current = _step(obj, kind, key, where)
+        if not re.fullmatch(r"-?\d+", key):
+            raise ScenarioError(f"{where}: set an attribute of the item, e.g. {where}.mtu")
+        obj[int(key)] = _coerce(current, value, where)
+        return
+    raise ScenarioError(f"{where}: cannot set an item of a {type(obj).__name__}")

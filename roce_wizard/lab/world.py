@@ -19,6 +19,8 @@ from typing import Any
 
 # ---------------------------------------------------------------------------- adapters
 
+MMIO_LOW_VFS_PER_PF = 4  # VFs per PF whose BARs fit when the BIOS maps no MMIO above 4 GB
+
 
 @dataclass
 class MlxParam:
@@ -76,6 +78,9 @@ class Vmnic:
     driver: str = "nmlx5_core"
     pause_rx: bool = True  # as configured with `esxcli network nic pauseParams set`
     pause_tx: bool = True
+    # the boot during which pauseParams was last set: a set after driver load wins over PFC's
+    # "global pause off" until the next boot
+    pause_set_boot: int | None = None
 
 
 @dataclass
@@ -109,6 +114,7 @@ class EsxiHost:
     maintenance_mode: bool = False
     mst_started: bool = True  # `mst start` was run since boot (ESXi: needed once after the VIB)
     hv_support: int = 3
+    bmc_vendor: str = "dell"  # dell (iDRAC attribute names) or hpe (iLO: IntelProcVtd, Sriov, ...)
     bios: dict[str, str] = field(default_factory=dict)  # current BIOS attributes (Dell names)
     bios_pending: dict[str, str] = field(default_factory=dict)  # staged over Redfish, applied at reboot
     # vSphere's view of SR-IOV on each PF (by PCI): {"enabled": bool, "requested": int}
@@ -295,6 +301,9 @@ class World:
         num_vfs = card.config["NUM_OF_VFS"].current if "NUM_OF_VFS" in card.config else 0
         if not isinstance(num_vfs, int) or card_sum >= num_vfs:
             return 0
+        if host.bios.get("MmioAbove4Gb", "Enabled") == "Disabled":
+            # the VF BARs must fit below 4 GB: only a few VFs per PF get resources
+            wanted = min(wanted, MMIO_LOW_VFS_PER_PF)
         return wanted
 
     def pfc_active(self, host: EsxiHost) -> bool:

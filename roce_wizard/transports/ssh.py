@@ -85,6 +85,9 @@ def known_hosts_name(host: str, port: int) -> str:
     return host if port == DEFAULT_PORT else f"[{host}]:{port}"
 
 
+_KNOWN_HOSTS_CACHE: dict[Path, tuple[tuple[int, int, int] | None, asyncssh.SSHKnownHosts]] = {}
+
+
 class _KnownHostsProbe:
     """A known_hosts callable for asyncssh that reloads the file on each connect and remembers
     whether the host had any entry (to tell an unknown host from a changed key)."""
@@ -95,11 +98,24 @@ class _KnownHostsProbe:
         self.matched = False
 
     def _load(self) -> asyncssh.SSHKnownHosts:
+        # Parsed once per version of the file: re-parsing every entry on every connect made a run
+        # over N hosts with N known_hosts lines quadratic (seconds at a few hundred hosts).
+        try:
+            st = self.path.stat()
+            stamp: tuple[int, int, int] | None = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except FileNotFoundError:
+            stamp = None
+        cached = _KNOWN_HOSTS_CACHE.get(self.path)
+        if cached is not None and cached[0] == stamp and stamp is not None:
+            return cached[1]
         try:
             text = self.path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:
             text = ""
-        return asyncssh.import_known_hosts(text)
+        parsed = asyncssh.import_known_hosts(text)
+        if stamp is not None:
+            _KNOWN_HOSTS_CACHE[self.path] = (stamp, parsed)
+        return parsed
 
     def __call__(self, host: str, addr: str, port: int | None) -> Any:
         self.addr = addr
@@ -265,6 +281,8 @@ class SshTransport:
         if max_concurrent_connects < 1:
             raise ValueError("max_concurrent_connects must be at least 1")
         self.known_hosts = Path(known_hosts if known_hosts is not None else DEFAULT_KNOWN_HOSTS).expanduser()
+        # an explicit file (--known-hosts) wins over a target's `options: {known_hosts: …}`
+        self._known_hosts_explicit = known_hosts is not None
         self.trust_on_first_use = trust_on_first_use
         self.max_concurrent_connects = max_concurrent_connects
         self.connect_timeout = connect_timeout
@@ -306,6 +324,14 @@ class SshTransport:
         await self.close()
 
     # -- connection cache ------------------------------------------------------------------------
+
+    def known_hosts_for(self, target: Target) -> Path:
+        """The known_hosts file for a target: the transport's explicit one, else the inventory's
+        `options.known_hosts`, else ~/.ssh/known_hosts."""
+        option = target.options.get("known_hosts")
+        if self._known_hosts_explicit or not option:
+            return self.known_hosts
+        return Path(str(option)).expanduser()
 
     def _command_timeout(self, target: Target) -> float:
         return float(target.options.get("command_timeout", self.command_timeout))
@@ -366,7 +392,7 @@ class SshTransport:
     async def _connect_verified(self, target: Target) -> asyncssh.SSHClientConnection:
         host, port = _host_port(target)
         options, methods = self._auth_options(target)
-        probe = _KnownHostsProbe(self.known_hosts)
+        probe = _KnownHostsProbe(self.known_hosts_for(target))
         try:
             return await self._open(target, probe, options, methods)
         except _HostKeyRejected as rejected:
@@ -395,9 +421,9 @@ class SshTransport:
             key.get_algorithm(),
             key.get_fingerprint(),
             known_hosts_name(host, port),
-            self.known_hosts,
+            probe.path,
         )
-        probe = _KnownHostsProbe(self.known_hosts)
+        probe = _KnownHostsProbe(probe.path)
         try:
             return await self._open(target, probe, options, methods)
         except _HostKeyRejected as rejected:  # the key changed between the two handshakes
@@ -488,7 +514,7 @@ class SshTransport:
             return
         alg, blob = key.export_public_key("openssh").decode("ascii").split()[:2]
         line = f"{known_hosts_name(host, port)} {alg} {blob}\n"
-        path = self.known_hosts
+        path = probe.path
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
@@ -506,7 +532,7 @@ class SshTransport:
 
     def _hostkey_unknown(self, target: Target, offered: str | None) -> TransportError:
         host, port = _host_port(target)
-        kh = self.known_hosts
+        kh = self.known_hosts_for(target)
         scan = f"ssh-keyscan -p {port} {host}" if port != DEFAULT_PORT else f"ssh-keyscan {host}"
         return TransportError(
             ConnectErrorKind.HOSTKEY_UNKNOWN,
@@ -518,7 +544,7 @@ class SshTransport:
 
     def _hostkey_changed(self, target: Target, probe: _KnownHostsProbe, offered: str | None) -> TransportError:
         host, port = _host_port(target)
-        kh = self.known_hosts
+        kh = probe.path
         lines = probe.matching_lines(host, port)
         where = f"{kh} line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}" if lines else str(kh)
         return TransportError(
