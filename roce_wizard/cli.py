@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import getpass
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -328,6 +329,8 @@ def lab_up(
         typer.echo(f"  log:         {lab_dir / 'lab.log'}")
         for note in state.get("notes", []):
             typer.echo(f"  note:        {note}")
+        if (lab_dir / "lab.env").exists():
+            typer.echo(f"  credentials: set -a; . {lab_dir / 'lab.env'}; set +a")
         typer.echo(f"  run doctor:  roce-wizard doctor -i {lab_dir / 'inventory.yaml'}")
         typer.echo(f"  status:      roce-wizard lab status --dir {lab_dir}")
         typer.echo(f"  stop:        roce-wizard lab down --dir {lab_dir}")
@@ -409,6 +412,9 @@ def demo(
                   highlight=False)
     try:
         with background_lab(LabSpec(scenario="fresh", hosts=hosts), lab_dir) as lab:
+            from roce_wizard.lab.server import read_env  # noqa: PLC0415
+
+            os.environ.update(read_env(lab.directory))  # the lab's switch/vCenter/BMC credentials
             console.print(f"running: roce-wizard doctor -i {lab.directory / 'inventory.yaml'}\n", highlight=False)
             try:
                 doctor(inventory=lab.directory / "inventory.yaml")

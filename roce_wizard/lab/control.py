@@ -112,6 +112,9 @@ def describe(lab: Lab) -> str:
     if world.faults:
         lines.append("  faults:      " + ", ".join(f"{c}@{t}" for c, t in world.faults))
     lines.extend(f"  note:        {n}" for n in lab.notes)
+    if lab.secrets:
+        lines.append(f"  credentials: set -a; . {lab.directory / 'lab.env'}; set +a   "
+                     f"# {', '.join(sorted(lab.secrets))}")
     lines.append(f"  run doctor:  roce-wizard doctor -i {lab.directory / 'inventory.yaml'}")
     return "\n".join(lines)
 

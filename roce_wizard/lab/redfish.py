@@ -89,7 +89,6 @@ USERNAME = "root"  # iDRAC's default account
 CA_FILE = "bmc-ca.pem"
 CERT_FILE = "bmc-cert.pem"
 KEY_FILE = "bmc-key.pem"
-PASSWORD_FILE = "bmc-password"
 
 BASE = "Base.1.12"  # the DMTF Base message registry iDRAC 5.x/6.x answers with
 IDRAC = "IDRAC.2.8"  # iDRAC's own registry prefix (SYS409, SYS011, …)
@@ -1544,17 +1543,12 @@ async def serve(lab: Any) -> None:
     """The lab runtime's hook (`lab/server.py` SERVICE_MODULES): start the BMCs, register them.
 
     Reset actions go through ``lab.reboot`` (SSH side down for the reboot delay, then the world's
-    reboot). The password is written to DIR/bmc-password (0600); the inventory reads it from
-    $ROCE_LAB_BMC_PASSWORD, and `lab up` says how to set it.
+    reboot). The password goes to DIR/lab.env (Lab.secret); the inventory reads it from
+    $ROCE_LAB_BMC_PASSWORD.
     """
     handle = await start_bmcs(lambda: lab.world, lab.directory, on_reset=lab.reboot)
-    password_file = Path(lab.directory) / PASSWORD_FILE
-    fd = os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(handle.password + "\n")
+    lab.secret(PASSWORD_ENV, handle.password)
     lab.register("bmc", handle.inventory_entries(), status=handle.status_rows, stop=handle.stop)
-    lab.note(f"BMCs (Redfish) need their password in the environment: "
-             f"export {PASSWORD_ENV}=\"$(cat {password_file})\"")
 
 
 # ---------------------------------------------------------------------------- faults

@@ -32,6 +32,7 @@ import importlib
 import json
 import logging
 import os
+import shlex
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -60,6 +61,7 @@ DEFAULT_VFS = (8, 7)
 # modules that serve the lab's other devices; each may define `async def serve(lab)`
 SERVICE_MODULES = ("roce_wizard.lab.switch", "roce_wizard.lab.vcenter", "roce_wizard.lab.redfish")
 DEVICE_MODULES = {"esxi": "roce_wizard.lab.esxi", "guest": "roce_wizard.lab.guest", "linux": "roce_wizard.lab.guest"}
+ENV_FILE = "lab.env"  # the lab's credentials, for `set -a; . DIR/lab.env; set +a`
 STATE_FLUSH_S = 1.0  # command-driven changes are written at most this often
 
 
@@ -154,6 +156,18 @@ class _SshServer(asyncssh.SSHServer):
         return False
 
 
+def read_env(directory: str | Path) -> dict[str, str]:
+    """The credentials a lab wrote to DIR/lab.env (what `set -a; . DIR/lab.env` would export)."""
+    path = Path(directory) / ENV_FILE
+    out: dict[str, str] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line and not line.startswith("#") and "=" in line:
+                key, _, value = line.partition("=")
+                out[key] = (shlex.split(value) or [""])[0]
+    return out
+
+
 class Lab:
     """A running practice lab. `await Lab.start(world, directory)`, then `await lab.stop()`."""
 
@@ -175,6 +189,7 @@ class Lab:
         self.endpoints: dict[str, Endpoint] = {}
         self.services: list[Service] = []
         self.notes: list[str] = []  # what the lab could not start ("no Go: no vCenter")
+        self.secrets: dict[str, str] = {}  # env var -> credential, mirrored in DIR/lab.env
         self.client_key: asyncssh.SSHKey | None = None
         self.inventory: dict[str, Any] = {}
         self.started = time.time()
@@ -293,6 +308,18 @@ class Lab:
             self.inventory.setdefault("defaults", {}).setdefault(kind, {}).update(defaults)
         self.write_inventory()
         self.save_state()
+
+    def secret(self, env_name: str, value: str) -> None:
+        """A credential the inventory references as ``{env: env_name}``: kept in DIR/lab.env (0600,
+        `KEY='value'` lines a shell can source), never in inventory.yaml, state.json or a note."""
+        self.secrets[env_name] = value
+        path = Path(self.directory) / ENV_FILE
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("# credentials of this practice lab: set -a; . ./lab.env; set +a\n")
+            for key, val in sorted(self.secrets.items()):
+                fh.write(f"{key}={shlex.quote(val)}\n")
+        os.chmod(path, 0o600)
 
     def note(self, message: str) -> None:
         """Say something to the person running the lab (printed by `lab up`, kept in state.json)."""

@@ -2244,7 +2244,6 @@ _BANNERS = {
 
 WorldSource = World | Callable[[], World]
 PASSWORD_ENV = "ROCE_LAB_SWITCH_PASSWORD"  # the inventory's {env: …} for every lab switch
-PASSWORD_FILE = "switch-password"
 USERNAME = "admin"
 
 
@@ -2393,7 +2392,7 @@ def cabling(world: World) -> dict[tuple[str, str], str]:
 async def serve(lab: Any) -> None:
     """The lab runtime's hook (`lab/server.py` SERVICE_MODULES): one SSH server per switch.
 
-    One random password per lab (user ``admin``), written to DIR/switch-password (0600); the
+    One random password per lab (user ``admin``), kept in DIR/lab.env (Lab.secret); the
     inventory reads it from $ROCE_LAB_SWITCH_PASSWORD and `lab up` says how to set it. The
     switches' host keys are appended to DIR/known_hosts, and the ESXi / bare-metal entries get
     ``roce.switch_ports`` from the cabling, in vmnic order."""
@@ -2411,9 +2410,7 @@ async def serve(lab: Any) -> None:
         keys[name] = asyncssh.generate_private_key("ssh-ed25519")
         acceptors[name] = await start_switch_server(lambda: lab.world, name, keys[name], 0,
                                                     host=getattr(lab, "host", "127.0.0.1"), password=password)
-    fd = os.open(directory / PASSWORD_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(password + "\n")
+    lab.secret(PASSWORD_ENV, password)
     host = getattr(lab, "host", "127.0.0.1")
     known = directory / "known_hosts"
     with open(known, "a", encoding="utf-8") as fh:
@@ -2459,8 +2456,6 @@ async def serve(lab: Any) -> None:
                for name, acceptor in acceptors.items()]
     lab.register("switch", entries, status=status_rows, stop=stop,
                  defaults={"options": {"known_hosts": str(known)}})
-    lab.note("Switches (netmiko) need their password in the environment: "
-             f"export {PASSWORD_ENV}=\"$(cat {directory / PASSWORD_FILE})\"")
 
 
 # --------------------------------------------------------------------------------------------

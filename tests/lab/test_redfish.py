@@ -271,9 +271,10 @@ async def test_lab_runtime_serves_the_bmcs(tmp_path):
     async with await Lab.start(world, tmp_path, services=("roce_wizard.lab.redfish",)) as lab:
         entries = lab.inventory["targets"]["bmc"]
         assert [(e["name"], e["host"]) for e in entries] == [("bmc-esx-01", "esx-01")]
-        password_file = tmp_path / "bmc-password"
-        assert oct(password_file.stat().st_mode & 0o777) == "0o600"
-        password = password_file.read_text().strip()
+        from roce_wizard.lab.server import read_env  # noqa: PLC0415
+
+        assert oct((tmp_path / "lab.env").stat().st_mode & 0o777) == "0o600"
+        password = read_env(tmp_path)["ROCE_LAB_BMC_PASSWORD"]
         verify = ssl.create_default_context(cafile=entries[0]["options"]["ca_file"])
         async with httpx.AsyncClient(base_url=f"https://127.0.0.1:{entries[0]['port']}", verify=verify,
                                      auth=("root", password), timeout=5) as c:

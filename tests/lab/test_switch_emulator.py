@@ -573,6 +573,10 @@ async def test_serve_registers_switches_with_the_lab(tmp_path: Path):
             ]}}
             self.registered: list[tuple[str, list[dict[str, Any]], dict[str, Any]]] = []
             self.notes: list[str] = []
+            self.secrets: dict[str, str] = {}
+
+        def secret(self, env_name: str, value: str) -> None:
+            self.secrets[env_name] = value
 
         def register(self, kind, entries, *, status=None, stop=None, defaults=None):
             self.registered.append((kind, entries, {"status": status, "stop": stop, "defaults": defaults}))
@@ -589,13 +593,12 @@ async def test_serve_registers_switches_with_the_lab(tmp_path: Path):
         port = world.switches["sw-os10-1"].ssh_port
         assert entries == [{"name": "sw-os10-1", "address": "127.0.0.1", "port": port, "device_type": "dell_os10",
                             "username": "admin", "password": {"env": "ROCE_LAB_SWITCH_PASSWORD"}}]
-        password = (tmp_path / "switch-password").read_text().strip()
-        assert (tmp_path / "switch-password").stat().st_mode & 0o777 == 0o600
+        password = lab.secrets["ROCE_LAB_SWITCH_PASSWORD"]  # Lab.secret keeps it in DIR/lab.env
         assert lab.inventory["targets"]["esxi"][1]["roce"]["switch_ports"] == [
             "sw-os10-1:ethernet1/1/3", "sw-os10-1:ethernet1/1/4"]
         known = (tmp_path / "known_hosts").read_text().split("\n")
         assert known[0].endswith("esx-01") and known[1].startswith(f"[127.0.0.1]:{port} ssh-ed25519 ")
-        assert any("ROCE_LAB_SWITCH_PASSWORD" in n for n in lab.notes)
+        assert not any(password in n for n in lab.notes)
         assert extra["status"]()[0]["state"] == "up"
         async with asyncssh.connect("127.0.0.1", port, username="admin", password=password,
                                     known_hosts=str(tmp_path / "known_hosts")) as conn:
