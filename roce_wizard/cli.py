@@ -364,6 +364,21 @@ def lab_down(
     typer.echo(f"roce-wizard lab: stopped (pid {pid}) in {lab_dir}")
 
 
+@lab_app.command("faults")
+def lab_faults(as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False) -> None:
+    """Every fault the lab can inject, named by the check that detects it (for `lab up --fault CODE[@TARGET]`)."""
+    from roce_wizard.lab.faults import registry  # noqa: PLC0415
+
+    table = registry()
+    if as_json:
+        sys.stdout.write(json.dumps([{"code": f.code, "kind": f.kind, "description": f.description}
+                                     for f in table.values()], indent=2) + "\n")
+        return
+    console = Console()
+    for fault in table.values():
+        console.print(f"{fault.code}  {fault.kind:<8} {fault.description}", highlight=False, soft_wrap=True)
+
+
 @lab_app.command("status")
 def lab_status(
     directory: Annotated[Path | None, typer.Option("--dir", help="Lab directory (default: the latest lab).")] = None,

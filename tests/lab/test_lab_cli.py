@@ -116,3 +116,16 @@ def test_demo_runs_doctor_on_a_fresh_lab_and_stops_it(env):
     assert "RW401" in demo.stdout  # the fresh guest has no RDMA stack
     lab_dirs = list((Path(env["ROCE_WIZARD_STATE_DIR"]) / "lab").iterdir())
     assert len(lab_dirs) == 1 and read_state(lab_dirs[0])["stopped"] is True
+
+
+def test_lab_faults_lists_every_fault_by_its_check_code():
+    from typer.testing import CliRunner
+
+    from roce_wizard.cli import app
+    from roce_wizard.lab.faults import registry
+
+    result = CliRunner().invoke(app, ["lab", "faults", "--json"])
+    assert result.exit_code == 0
+    listed = {f["code"]: f for f in json.loads(result.stdout)}
+    assert set(listed) == set(registry())
+    assert listed["RW208"]["kind"] == "esxi" and "NUM_OF_VFS" in listed["RW208"]["description"]
