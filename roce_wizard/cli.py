@@ -19,7 +19,7 @@ from rich.console import Console
 
 from roce_wizard import __version__
 from roce_wizard.catalog import CatalogError, find, load_catalog, select
-from roce_wizard.model import SSH_KINDS, ExitCode, Policy, SecretSource, Stage, Target
+from roce_wizard.model import SSH_KINDS, ExitCode, Policy, SecretSource, Stage, Target, TargetKind
 
 app = typer.Typer(
     name="roce-wizard",
@@ -67,6 +67,43 @@ class _Prompter:
             except InventoryError as exc:  # e.g. the env var is unset: this target cannot log in
                 raise TransportError(ConnectErrorKind.AUTH, target, f"no password for {target.name}: {exc}") from None
         return self.cache[key]
+
+
+# Transports for the kinds that are not reached over SSH: module, class. Each takes the keyword
+# arguments below and turns every failure into a TransportError or a CommandResult.
+OTHER_TRANSPORTS = {
+    TargetKind.VCENTER: ("roce_wizard.transports.vsphere", "VSphereTransport"),
+    TargetKind.SWITCH: ("roce_wizard.transports.switch", "SwitchTransport"),
+    TargetKind.BMC: ("roce_wizard.transports.redfish", "RedfishTransport"),
+}
+
+
+def _live_transports(kinds: set[TargetKind], *, known_hosts: Path | None, trust_on_first_use: bool,
+                     concurrency: int, connect_timeout: float, timeout: float,
+                     run_dir: Path) -> tuple[dict[TargetKind, Any], set[str]]:
+    import importlib  # noqa: PLC0415
+
+    from roce_wizard.transports.ssh import SshTransport  # noqa: PLC0415
+
+    prompter = _Prompter()
+    common = {"password_resolver": prompter, "connect_timeout": connect_timeout, "command_timeout": timeout,
+              "max_concurrent_connects": concurrency}
+    ssh = SshTransport(known_hosts=known_hosts, trust_on_first_use=trust_on_first_use, **common)
+    out: dict[TargetKind, Any] = {kind: ssh for kind in SSH_KINDS}
+    unavailable: set[str] = set()
+    for kind in sorted(kinds - SSH_KINDS, key=lambda k: k.value):
+        module_name, class_name = OTHER_TRANSPORTS[kind]
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            unavailable.add(kind.value)
+            continue
+        extra = {"known_hosts": known_hosts, "trust_on_first_use": trust_on_first_use,
+                 "session_log_dir": run_dir / "sessions"} if kind is TargetKind.SWITCH else {}
+        out[kind] = getattr(module, class_name)(**common, **extra)
+    return out, unavailable
 
 
 @app.command()
@@ -131,16 +168,8 @@ def doctor(
         targets = inv.select(host or [])  # names, host ranges (esx-[01-04]) or globs
     except InventoryError as exc:
         raise _err(str(exc)) from None
-    # vCenter, switch and BMC targets are reached over pyvmomi, netmiko and Redfish; those
-    # transports and their checks come with the vsphere/switch/bios stages, not in this version.
-    later = sorted({t.kind.value for t in targets if t.kind not in SSH_KINDS})
-    targets = [t for t in targets if t.kind in SSH_KINDS]
-    if later:
-        Console(stderr=True).print(f"[dim]note: {', '.join(later)} targets are not checked by this version "
-                                   f"(their stages have no checks yet)[/]", highlight=False)
-    if not targets:
-        raise _err(f"no esxi, guest or linux target to check in {inventory}")
     policy = inv.policy if book.policy == {} else Policy(**{**book.policy, **inv.policy.to_dict()})
+    runlog = RunLog.create(kind="doctor")
 
     if replay is not None:
         from roce_wizard.transports.replay import ReplayTransport  # noqa: PLC0415
@@ -150,16 +179,22 @@ def doctor(
         except (OSError, ValueError) as exc:
             raise _err(f"--replay {replay}: {exc}") from None
     else:
-        from roce_wizard.transports.ssh import SshTransport  # noqa: PLC0415
-
-        transport = SshTransport(known_hosts=known_hosts, trust_on_first_use=trust_on_first_use,
-                                 max_concurrent_connects=concurrency, connect_timeout=connect_timeout,
-                                 command_timeout=timeout, password_resolver=_Prompter())
-    runlog = RunLog.create(kind="doctor")
+        transport, unavailable = _live_transports(
+            {t.kind for t in targets}, known_hosts=known_hosts, trust_on_first_use=trust_on_first_use,
+            concurrency=concurrency, connect_timeout=connect_timeout, timeout=timeout, run_dir=runlog.path)
+        if unavailable:
+            Console(stderr=True).print(f"[dim]note: {', '.join(sorted(unavailable))} targets are not checked by "
+                                       f"this version (no transport for them yet)[/]", highlight=False)
+            targets = [t for t in targets if t.kind.value not in unavailable]
+    if not targets:
+        raise _err(f"no target to check in {inventory}")
     runlog.event("inventory", path=str(inventory), targets=[t.name for t in targets], playbook=book.name,
                  checks=list(chosen), policy=policy.to_dict())
     report = asyncio.run(run_checks(targets, chosen, transport, policy, stage_of=stage_of, runlog=runlog,
                                     concurrency=concurrency, command_timeout=timeout))
+    for used in {id(t): t for t in (transport.values() if isinstance(transport, dict) else [transport])}.values():
+        for warning in getattr(used, "warnings", []):  # e.g. TLS verification turned off for a target
+            Console(stderr=True).print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     changes = None
     result_dict = to_json_dict(report)
     if since_last:

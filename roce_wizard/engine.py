@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,9 @@ from roce_wizard.runlog import RunLog
 from roce_wizard.transports.base import CommandResult, Session, Transport, TransportError
 
 EventSink = Callable[[str, dict[str, Any]], None]
+# how each kind of target is reached (what RW001 reports)
+TRANSPORT_NAMES = {TargetKind.ESXI: "ssh", TargetKind.GUEST: "ssh", TargetKind.LINUX: "ssh",
+                   TargetKind.VCENTER: "vsphere-api", TargetKind.SWITCH: "netmiko", TargetKind.BMC: "redfish"}
 PROBE_CONCURRENCY = 4  # channels per host at once (ESXi's sshd allows 10 sessions)
 NOT_FOUND_MARKERS = ("not found", "no such file or directory", "unknown command")
 
@@ -167,11 +170,12 @@ async def gather_target(
     runlog: RunLog | None, emit: EventSink,
 ) -> Facts:
     facts = Facts(target=target)
+    via = TRANSPORT_NAMES.get(target.kind, "ssh")
     try:
         session = await transport.session(target)
     except TransportError as exc:
         facts.data["connection"] = {"ok": False, "error_kind": exc.kind.value, "message": exc.message,
-                                    "transport": "ssh", "address": target.address}
+                                    "transport": via, "address": target.address}
         if runlog is not None:
             runlog.raw(target.name, "connect", {"connect_error": {"kind": exc.kind.value, "message": exc.message}})
         emit("connect", {"target": target.name, "ok": False, "error_kind": exc.kind.value, "message": exc.message})
@@ -199,7 +203,7 @@ async def gather_target(
             await asyncio.gather(*(run_one(p) for p in ready))
     except TransportError as exc:  # the host went away mid-run (rebooting)
         facts.data["connection"] = {"ok": False, "error_kind": exc.kind.value, "message": exc.message,
-                                    "transport": "ssh", "address": target.address}
+                                    "transport": via, "address": target.address}
         emit("connect", {"target": target.name, "ok": False, "error_kind": exc.kind.value, "message": exc.message})
     return facts
 
@@ -324,14 +328,16 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
 
 
 def compare_across_targets(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -> list[Finding]:
-    """Checks that judge several targets together (e.g. GID index agreement) see every finding of theirs."""
+    """Checks that judge several targets together see every finding of theirs, and every finding of
+    the run (RW407: the GID index agrees across nodes; RW507: a host's PFC agrees with its switch port)."""
     out: list[Finding] = []
     for code, check in checks.items():
         if check.compare is None:
             continue
-        mine = [f for run in runs for f in run.findings if f.check == code]
+        everything = [f for run in runs for f in run.findings]
+        mine = [f for f in everything if f.check == code]
         try:
-            extra = check.compare(mine)
+            extra = check.compare(mine, everything)
         except Exception as exc:  # a cross-target bug shows as an error, never a crash
             extra = [Finding(code, Status.ERROR, f"cross-target comparison crashed: {exc!r}")]
         for f in extra:
@@ -346,7 +352,7 @@ def compare_across_targets(runs: list[TargetRun], checks: dict[str, LoadedCheck]
 async def run_checks(
     targets: list[Target],
     checks: dict[str, LoadedCheck],
-    transport: Transport,
+    transport: Transport | Mapping[TargetKind, Transport],
     policy: Policy,
     *,
     stage_of: dict[str, Stage] | None = None,
@@ -364,6 +370,11 @@ async def run_checks(
         if on_event is not None:
             on_event(type_, data)
 
+    # one transport for every kind (replay, tests) or one per kind (ssh, vsphere, netmiko, redfish)
+    by_kind = transport if isinstance(transport, Mapping) else {kind: transport for kind in TargetKind}
+    missing = sorted({t.kind.value for t in targets if t.kind not in by_kind})
+    if missing:
+        raise ValueError(f"no transport for {', '.join(missing)} targets")
     emit("plan", {"targets": [t.name for t in targets], "checks": list(checks)})
     semaphore = asyncio.Semaphore(concurrency)
 
@@ -371,7 +382,7 @@ async def run_checks(
         relevant = [c for c in checks.values() if applicable(c, target)]
         t0 = time.monotonic()
         async with semaphore:
-            facts = await gather_target(target, relevant, transport, command_timeout=command_timeout,
+            facts = await gather_target(target, relevant, by_kind[target.kind], command_timeout=command_timeout,
                                         runlog=runlog, emit=emit)
         run = TargetRun(target, facts, evaluate_target(target, relevant, facts, policy))
         run.duration_s = time.monotonic() - t0
@@ -380,7 +391,8 @@ async def run_checks(
     try:
         runs = list(await asyncio.gather(*(one(t) for t in targets)))
     finally:
-        await transport.close()
+        for used in {id(t): t for t in by_kind.values()}.values():
+            await used.close()
     resolve_root_causes(runs, checks)
     cross = compare_across_targets(runs, checks)
     report = RunReport(checks, targets, runs, stage_of, started, time.time() - started,

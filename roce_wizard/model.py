@@ -316,7 +316,8 @@ class LoadedCheck:
     path: str
     # optional cross-target judgement over this check's findings on every target (e.g. the RoCE
     # GID index must agree across nodes); a module opts in by defining `compare_targets`
-    compare: Callable[[list[Finding]], list[Finding]] | None = None
+    # called as compare(own findings, every finding of the run)
+    compare: Callable[[list[Finding], list[Finding]], list[Finding]] | None = None
 
     @property
     def code(self) -> str:

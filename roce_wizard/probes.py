@@ -8,6 +8,7 @@ reaches the remote shell is validated against a strict pattern or quoted.
 
 from __future__ import annotations
 
+import importlib
 import re
 import shlex
 from collections.abc import Callable
@@ -166,6 +167,9 @@ def _rdmadev_cmd(template: str) -> Command:
 
 
 ESXI = (TargetKind.ESXI,)
+VCENTER = (TargetKind.VCENTER,)
+SWITCH = (TargetKind.SWITCH,)
+BMC = (TargetKind.BMC,)
 LINUXY = (TargetKind.GUEST, TargetKind.LINUX)
 BAREMETAL = (TargetKind.LINUX,)
 _NO_NETDEV = "the inventory gives no roce.netdev for this target"
@@ -259,6 +263,22 @@ PROBES: dict[str, Probe] = {
         ),
     )
 }
+
+
+# Probes of the targets that are not reached over SSH live beside their stage: probes_vsphere.py
+# (vCenter property reads), probes_switch.py (vendor show commands), probes_bios.py (Redfish reads).
+# Each defines PROBES, a tuple of Probe.
+for _family in ("vsphere", "switch", "bios"):
+    try:
+        _module = importlib.import_module(f"roce_wizard.probes_{_family}")
+    except ModuleNotFoundError as _exc:
+        if _exc.name != f"roce_wizard.probes_{_family}":
+            raise
+        continue
+    for _probe in _module.PROBES:
+        if _probe.name in PROBES:
+            raise RuntimeError(f"probe {_probe.name} defined twice")
+        PROBES[_probe.name] = _probe
 
 
 def probe_order(names: set[str]) -> list[Probe]:

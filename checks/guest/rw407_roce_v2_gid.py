@@ -149,7 +149,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     return findings
 
 
-def compare_gid_indexes(findings: list[Finding]) -> list[Finding]:
+def compare_gid_indexes(findings: list[Finding], everything: list[Finding] | None = None) -> list[Finding]:
     """Cross-node: warn when the RoCE v2 GID index differs between targets (pure; the engine calls it).
 
     Reads the passing RW407 findings (details["gid_index"]); one finding per target and subject.

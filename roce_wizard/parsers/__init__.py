@@ -8,7 +8,7 @@ from roce_wizard.parsers.base import Facts, ParseError, Parser
 
 __all__ = ["Facts", "ParseError", "Parser", "PARSERS", "FAMILIES", "parse"]
 
-FAMILIES = ("firmware", "esxi", "rdma", "linux", "perf", "switch")
+FAMILIES = ("firmware", "esxi", "rdma", "linux", "perf", "switch", "vsphere", "redfish")
 
 
 def _collect() -> dict[str, Parser]:
@@ -19,7 +19,7 @@ def _collect() -> dict[str, Parser]:
         except ModuleNotFoundError as exc:
             if exc.name != f"roce_wizard.parsers.{family}":
                 raise
-            continue  # a family not built yet (switch parsers come with the stages issue)
+            continue  # a family not built yet
         for kind, parser in module.PARSERS.items():
             if kind in registry:
                 raise RuntimeError(f"parser kind {kind} defined twice")
