@@ -165,11 +165,38 @@ def _failure_of(name: str, result: CommandResult) -> ProbeFailure | None:
     return ProbeFailure(name, reason, tool_missing=missing, exit_status=result.exit_status)
 
 
+def peer_facts(target: Target, peers: list[Target]) -> dict[str, Any]:
+    """Engine-made facts a target's checks need about the other targets of the run (docs/facts.md):
+    a vCenter learns what the inventory wants of each ESXi host, a switch which ports RoCE hosts are
+    cabled to, a host which BMC manages it."""
+    if target.kind is TargetKind.VCENTER:
+        return {"inventory_hosts": {
+            t.name: {"pf_pci": t.roce.pf_pci, "vmnics": list(t.roce.vmnics), "vfs": list(t.roce.vfs)}
+            for t in peers if t.kind is TargetKind.ESXI}}
+    if target.kind is TargetKind.SWITCH:
+        ports = []
+        for t in peers:
+            if t.kind not in (TargetKind.ESXI, TargetKind.LINUX):
+                continue
+            nics = list(t.roce.vmnics) if t.kind is TargetKind.ESXI else [t.roce.netdev or ""]
+            for i, spec in enumerate(t.roce.switch_ports):
+                switch, _, port = spec.partition(":")
+                if switch == target.name and port:
+                    ports.append({"port": port, "peer": t.name, "peer_kind": t.kind.value,
+                                  "nic": nics[i] if i < len(nics) else None})
+        return {"roce_ports": ports}
+    if target.kind in (TargetKind.ESXI, TargetKind.LINUX):
+        bmc = next((t.name for t in peers if t.kind is TargetKind.BMC and t.host == target.name), None)
+        return {"bmc_of_host": bmc}
+    return {}
+
+
 async def gather_target(
     target: Target, checks: list[LoadedCheck], transport: Transport, *, command_timeout: float | None,
-    runlog: RunLog | None, emit: EventSink,
+    runlog: RunLog | None, emit: EventSink, peers: list[Target] | None = None,
 ) -> Facts:
     facts = Facts(target=target)
+    facts.data.update(peer_facts(target, peers or []))
     via = TRANSPORT_NAMES.get(target.kind, "ssh")
     try:
         session = await transport.session(target)
@@ -383,7 +410,7 @@ async def run_checks(
         t0 = time.monotonic()
         async with semaphore:
             facts = await gather_target(target, relevant, by_kind[target.kind], command_timeout=command_timeout,
-                                        runlog=runlog, emit=emit)
+                                        runlog=runlog, emit=emit, peers=targets)
         run = TargetRun(target, facts, evaluate_target(target, relevant, facts, policy))
         run.duration_s = time.monotonic() - t0
         return run

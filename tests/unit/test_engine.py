@@ -199,3 +199,25 @@ def test_replay_loads_a_recording_file(tmp_path):
         return await session.run("echo hi")
 
     assert asyncio.run(go()).stdout == "hi\n"
+
+
+def test_peer_facts_tell_a_vcenter_switch_and_host_about_the_others():
+    from roce_wizard.engine import peer_facts
+
+    host = Target(name="esx-01", kind=TargetKind.ESXI, address="127.0.0.1",
+                  roce=RoceSpec(pf_pci="0000:3b:00.0", vmnics=("vmnic2", "vmnic3"), vfs=(8, 7),
+                                switch_ports=("sw-1:Ethernet1", "sw-1:Ethernet2")))
+    metal = Target(name="node-01", kind=TargetKind.LINUX, address="127.0.0.1",
+                   roce=RoceSpec(netdev="ens1f0np0", switch_ports=("sw-1:Ethernet9",)))
+    vc = Target(name="vc", kind=TargetKind.VCENTER, address="127.0.0.1")
+    sw = Target(name="sw-1", kind=TargetKind.SWITCH, address="127.0.0.1", device_type="arista_eos")
+    bmc = Target(name="bmc-esx-01", kind=TargetKind.BMC, address="127.0.0.1", host="esx-01")
+    peers = [host, metal, vc, sw, bmc]
+    assert peer_facts(vc, peers) == {"inventory_hosts": {
+        "esx-01": {"pf_pci": "0000:3b:00.0", "vmnics": ["vmnic2", "vmnic3"], "vfs": [8, 7]}}}
+    assert peer_facts(sw, peers)["roce_ports"] == [
+        {"port": "Ethernet1", "peer": "esx-01", "peer_kind": "esxi", "nic": "vmnic2"},
+        {"port": "Ethernet2", "peer": "esx-01", "peer_kind": "esxi", "nic": "vmnic3"},
+        {"port": "Ethernet9", "peer": "node-01", "peer_kind": "linux", "nic": "ens1f0np0"}]
+    assert peer_facts(host, peers) == {"bmc_of_host": "bmc-esx-01"}
+    assert peer_facts(metal, peers) == {"bmc_of_host": None}
