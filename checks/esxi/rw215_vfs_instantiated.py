@@ -13,7 +13,8 @@ Why it matters
     means NUM_OF_VFS too small for the card's max_vfs entries, or a reboot still pending.
 
 How to fix by hand
-    Nothing to set here: fix RW206 (SRIOV_EN), RW208 (NUM_OF_VFS vs max_vfs) and reboot:
+    Nothing to set here: fix RW206 (SRIOV_EN), RW208 (NUM_OF_VFS vs max_vfs), RW103 (the BIOS's
+    SR-IOV Global Enable) and reboot:
         esxcli system maintenanceMode set --enable true
         esxcli system shutdown reboot --reason "instantiate SR-IOV VFs"
     then check again with `esxcli network sriovnic vf list -n vmnicN`.
@@ -34,7 +35,8 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=("esxi_sriovnic_list",),
     optional_probes=("esxi_sriovnic_vf_list", "esxi_module_params", "esxi_nic_list", "esxi_esxcfg_nics"),
-    depends_on=("RW205", "RW206", "RW208"),  # an IB port instantiates no Ethernet VFs
+    # an IB port instantiates no Ethernet VFs; nor does a server whose BIOS has SR-IOV off (its BMC's RW103)
+    depends_on=("RW205", "RW206", "RW208", "bmc:RW103"),
     reboot=RebootKind.HOST,
     fix_hint="fix RW206/RW208, then reboot the host (VFs are created at boot)",
 )

@@ -828,6 +828,30 @@ def prog_hostname(ctx: Ctx, argv: list[str]) -> Reply:
     return _ok(guest.name + "\n")
 
 
+# A bare-metal host's kernel log, the IOMMU part (Intel Xeon Skylake-SP in a PowerEdge; the kernel runs
+# with intel_iommu=on iommu=pt, as SR-IOV wants): the lab's bare-metal servers have VT-d on.
+_DMESG_IOMMU = """[    0.000000] Command line: BOOT_IMAGE=(hd0,gpt2)/vmlinuz-{kernel} root=/dev/mapper/rhel-root ro intel_iommu=on iommu=pt
+[    0.011873] ACPI: DMAR 0x000000006FF9B000 000170 (v01 DELL   PE_SC3   00000001 DELL 00000001)
+[    0.011921] ACPI: Reserving DMAR table memory at [mem 0x6ff9b000-0x6ff9b16f]
+[    0.402170] DMAR: IOMMU enabled
+[    1.137954] DMAR: Host address width 46
+[    1.137957] DMAR: DRHD base: 0x000000d37fc000 flags: 0x0
+[    1.137968] DMAR: dmar0: reg_base_addr d37fc000 ver 1:0 cap 8d2078c106f0466 ecap f020df
+[    1.137972] DMAR: DRHD base: 0x000000fbffc000 flags: 0x1
+[    1.137979] DMAR: dmar1: reg_base_addr fbffc000 ver 1:0 cap 8d2078c106f0466 ecap f020df
+[    1.137983] DMAR: RMRR base: 0x0000006f0d0000 end: 0x0000006f0d2fff
+[    1.138001] DMAR-IR: IOAPIC id 12 under DRHD base  0xfbffc000 IOMMU 1
+[    1.138004] DMAR-IR: Enabled IRQ remapping in x2apic mode
+[    3.402716] DMAR: Intel(R) Virtualization Technology for Directed I/O
+[    4.118204] mlx5_core 0000:3b:00.0: firmware version: 16.32.1010
+[    4.912637] mlx5_core 0000:3b:00.0: 126.016 Gb/s available PCIe bandwidth (8.0 GT/s PCIe x16 link)
+"""
+
+
+def prog_dmesg(ctx: Ctx, argv: list[str]) -> Reply:
+    return _ok(_DMESG_IOMMU.format(kernel=_guest(ctx.world, ctx.target).kernel))
+
+
 def prog_reboot(ctx: Ctx, argv: list[str]) -> Reply:
     return Reply(action="reboot")
 
@@ -2054,7 +2078,7 @@ _PATHS = {
     "tar": "/usr/bin/tar", "ofed_info": "/usr/bin/ofed_info", "ibv_devinfo": "/usr/bin/ibv_devinfo",
     "ibv_devices": "/usr/bin/ibv_devices", "show_gids": "/usr/sbin/show_gids", "ibdev2netdev": "/usr/sbin/ibdev2netdev",
     "cma_roce_mode": "/usr/sbin/cma_roce_mode", "mlnx_qos": "/usr/sbin/mlnx_qos", "mpirun": "/usr/bin/mpirun",
-    "ucx_info": "/usr/bin/ucx_info", "mlxconfig": "/usr/bin/mlxconfig",
+    "ucx_info": "/usr/bin/ucx_info", "mlxconfig": "/usr/bin/mlxconfig", "dmesg": "/usr/bin/dmesg",
     **{t: f"/usr/bin/{t}" for t in _PT_VERBS},
 }
 _BASE: dict[str, Program] = {"ip": prog_ip, "ethtool": prog_ethtool, "uname": prog_uname, "hostname": prog_hostname,
@@ -2084,6 +2108,7 @@ def programs(world: World, guest_name: str) -> dict[str, Program]:
         table.update(_VERBS)
     if guest.vm is None:
         table["mlxconfig"] = prog_mlxconfig
+        table["dmesg"] = prog_dmesg
     for tool in guest.missing_tools:
         table.pop(tool, None)
     out: dict[str, Program] = {}
@@ -2128,6 +2153,9 @@ def files(world: World, guest_name: str) -> dict[str, str]:
     out[f"{OFED_DIR}/.mlnx"] = OFED_BUNDLE.replace("MLNX_OFED_LINUX-", "") + "\n"
     out[f"{OFED_DIR}/distro"] = "rhel8.4\n"
     out.update(st["etc"])
+    if guest.vm is None:  # a bare-metal server's IOMMU units (VT-d on; see _DMESG_IOMMU)
+        for unit in ("dmar0", "dmar1"):
+            out[f"/sys/class/iommu/{unit}/intel-iommu/version"] = "1:0\n"
     for iface in visible_interfaces(world, guest):
         base = f"/sys/class/net/{iface.name}"
         state = _flags(world, guest, iface)[1]

@@ -543,6 +543,7 @@ def parse_linux_dmesg(text: str) -> Facts:
     body = body_lines(text, ("dmesg", "journalctl"))
     on, off, evidence = False, False, []
     passthrough = None
+    acpi_table = None  # the firmware's DMAR (Intel VT-d) / IVRS (AMD-Vi) table: the BIOS has the IOMMU on
     limited: list[dict] = []
     links: list[dict] = []
     kernelish = 0
@@ -555,6 +556,8 @@ def parse_linux_dmesg(text: str) -> Facts:
         elif _IOMMU_OFF.search(ln):
             off = True
             evidence.append(ln.strip())
+        if acpi_table is None and (m := re.search(r"ACPI: (DMAR|IVRS) 0x[0-9A-Fa-f]+", ln)):
+            acpi_table = m.group(1)
         if re.search(r"Default domain type: Passthrough|\biommu=pt\b", ln):
             passthrough = True
         elif re.search(r"Default domain type: Translated", ln) and passthrough is None:
@@ -578,6 +581,8 @@ def parse_linux_dmesg(text: str) -> Facts:
         facts["iommu_evidence"] = evidence[:10]
     if passthrough is not None:
         facts["iommu_passthrough"] = passthrough
+    if acpi_table is not None:
+        facts["iommu_acpi_table"] = acpi_table
     if links:
         facts["pcie_bandwidth"] = links
     return facts

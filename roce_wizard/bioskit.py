@@ -1,0 +1,210 @@
+"""What the bios checks (RW101–RW104) share: BIOS attributes by vendor, the Redfish judgement
+with staged values, the fix-by-hand (curl PATCH + config job, or the BIOS setup menu path), and
+which source a finding used.
+
+Checks stay pure: these functions only read `Facts` and build `Finding`s.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.model import Check, Facts, Finding, SecretSource, Status, Target, TargetKind
+
+__all__ = [
+    "Knob",
+    "bmc_skip",
+    "judge_redfish",
+    "menu_fix",
+    "redfish_source",
+    "uses_redfish",
+]
+
+_DELL_SETUP = "F2 System Setup > System BIOS"
+_HPE_SETUP = "F9 System Utilities > System Configuration > BIOS/Platform Configuration (RBSU)"
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One BIOS attribute that carries a check's setting, its healthy value and its setup menu path."""
+
+    attribute: str
+    good: str
+    vendor: str  # whose attribute name this is: dell / hpe
+    menu: str
+    note: str = ""  # what the finding says about this knob (e.g. "VT-d rides on it")
+
+
+# per check, the attributes that carry the setting, most specific first
+KNOBS: dict[str, tuple[Knob, ...]] = {
+    "RW101": (
+        Knob("ProcVirtualization", "Enabled", "dell",
+             f"{_DELL_SETUP} > Processor Settings > Virtualization Technology: Enabled"),
+        Knob("ProcVirtualization", "Enabled", "hpe",
+             f"{_HPE_SETUP} > Virtualization Options > Intel(R) Virtualization Technology: Enabled"),
+    ),
+    "RW102": (
+        Knob("IntelProcVtd", "Enabled", "hpe", f"{_HPE_SETUP} > Virtualization Options > Intel(R) VT-d: Enabled"),
+        # Dell PowerEdge (Intel) has no VT-d setting of its own: Virtualization Technology turns on both
+        Knob("ProcVirtualization", "Enabled", "dell",
+             f"{_DELL_SETUP} > Processor Settings > Virtualization Technology: Enabled",
+             note="VT-d rides on ProcVirtualization (PowerEdge has no separate VT-d setting)"),
+    ),
+    "RW103": (
+        Knob("SriovGlobalEnable", "Enabled", "dell", f"{_DELL_SETUP} > Integrated Devices > SR-IOV Global Enable: Enabled"),
+        Knob("Sriov", "Enabled", "hpe", f"{_HPE_SETUP} > Virtualization Options > SR-IOV: Enabled"),
+    ),
+    "RW104": (
+        Knob("SysProfile", "PerfPerWattOptimizedOs", "dell",
+             f"{_DELL_SETUP} > System Profile Settings > System Profile: Performance Per Watt (OS)"),
+        Knob("PowerRegulator", "OsControl", "hpe",
+             f"{_HPE_SETUP} > Power and Performance Options > Power Regulator: OS Control Mode"),
+    ),
+}
+
+_BMC_NAME = {"dell": "iDRAC", "hpe": "iLO"}
+
+
+def redfish_source(vendor: str | None) -> str:
+    """'from iDRAC Redfish', 'from iLO Redfish', else 'from BMC Redfish'."""
+    return f"from {_BMC_NAME.get(vendor or '', 'BMC')} Redfish"
+
+
+def uses_redfish(facts: Facts) -> bool:
+    """Judge from Redfish: a bmc target, or (analyze) a pasted Redfish BIOS document."""
+    target = facts.target
+    return (target is not None and target.kind is TargetKind.BMC) or facts.has("redfish_bios")
+
+
+def bmc_skip(check: Check, facts: Facts) -> Finding | None:
+    """On a host a bmc target manages, the BMC's finding is the one: no second verdict from the OS."""
+    bmc = facts.get("bmc_of_host")
+    if not bmc:
+        return None
+    return skip(check, facts, f"judged on {bmc} from its Redfish BIOS, not from this host's OS", probes=())
+
+
+def _knob(code: str, attributes: dict[str, Any], vendor: str | None) -> Knob | None:
+    """The knob this BIOS has: the vendor's own first, else whichever attribute the BIOS shows."""
+    knobs = [k for k in KNOBS[code] if k.attribute in attributes]
+    mine = [k for k in knobs if k.vendor == vendor]
+    return (mine or knobs or [None])[0]
+
+
+def _curl_auth(target: Target | None) -> tuple[str, str]:
+    """(TLS option, -u option) for the fix's curl lines; the password only as an env reference."""
+    if target is None:
+        return "--cacert <bmc-ca.pem>", '-u <user>:"$BMC_PASSWORD"'
+    insecure = target.options.get("insecure")
+    ca_file = target.options.get("ca_file")
+    tls = "-k" if insecure is True or str(insecure).lower() in ("true", "yes", "1") else (
+        f"--cacert {shlex.quote(str(ca_file))}" if ca_file else "")
+    user = target.credentials.username
+    ref = target.credentials.password
+    auth = f'-u {shlex.quote(user)}:"${ref.name}"' if ref is not None and ref.source is SecretSource.ENV \
+        else f"-u {shlex.quote(user)}"  # curl asks for the password
+    return tls, auth
+
+
+def _base_url(target: Target | None) -> str:
+    if target is None:
+        return "https://<bmc-address>"
+    port = target.port or 443
+    host = f"[{target.address}]" if ":" in target.address else target.address
+    return f"https://{host}" + (f":{port}" if port != 443 else "")
+
+
+def _curl(target: Target | None, method: str, path: str, body: dict[str, Any] | None = None) -> str:
+    tls, auth = _curl_auth(target)
+    parts = ["curl -sS", tls, auth, f"-X {method}", f"{_base_url(target)}{path}"]
+    if body is not None:
+        parts += ["-H 'Content-Type: application/json'", f"-d {shlex.quote(json.dumps(body))}"]
+    return " ".join(p for p in parts if p)
+
+
+def redfish_fix(facts: Facts, knob: Knob, doc: dict[str, Any], *, staged: bool = False) -> str:
+    """The exact Redfish requests that set `knob` (iDRAC: PATCH + configuration job; iLO: PATCH),
+    then the reboot that applies them. `staged`: the value is pending already — only the job (iDRAC)
+    and the reboot are left."""
+    target = facts.target
+    settings = doc.get("settings_uri") or ("/redfish/v1/Systems/System.Embedded.1/Bios/Settings"
+                                           if knob.vendor == "dell" else "/redfish/v1/Systems/1/Bios/Settings/")
+    system = doc.get("system") or {}
+    lines = []
+    if not staged:
+        lines.append(_curl(target, "PATCH", settings, {"Attributes": {knob.attribute: knob.good}}))
+    host = (target.host if target is not None else None) or "the server"
+    if knob.vendor == "dell":
+        manager = (system.get("manager_uri") or "/redfish/v1/Managers/iDRAC.Embedded.1").rstrip("/")
+        lines.append(_curl(target, "POST", f"{manager}/Jobs", {"TargetSettingsURI": settings})
+                     + ("  # if no BIOS configuration job is scheduled yet (iDRAC > Maintenance > Job Queue)"
+                        if staged else "  # the configuration job applies it at the next reboot"))
+    reset = system.get("reset_uri")
+    reboot = (f"then reboot {host} (maintenance mode first) — or: "
+              + (_curl(target, "POST", reset, {"ResetType": "GracefulRestart"}) if reset else "reset the server"))
+    lines.append(f"# {reboot}")
+    return "\n".join(lines)
+
+
+def menu_fix(code: str, host_name: str | None = None, extra: str = "") -> str:
+    """Fix by hand from the OS-evidence path: the BIOS setup menu path (Dell and HPE), and how to
+    get the exact Redfish request instead."""
+    dell = next(k for k in KNOBS[code] if k.vendor == "dell")
+    hpe = next(k for k in KNOBS[code] if k.vendor == "hpe")
+    name = host_name or "<host>"
+    return (f"in the BIOS setup — Dell: {dell.menu}; HPE: {hpe.menu}; then reboot {name}"
+            + (f"\n{extra}" if extra else "")
+            + f"\n# or add the server's BMC to the inventory (kind bmc, host: {name}) to get the exact Redfish PATCH")
+
+
+def judge_redfish(check: Check, facts: Facts, what: str) -> list[Finding]:
+    """The Redfish verdict on one setting, with pending (staged) values taken into account.
+
+    `what` names the setting for people ("VT-x", "SR-IOV Global", …)."""
+    doc = facts.need("redfish_bios")
+    attributes = doc.get("attributes") or {}
+    pending = doc.get("pending")
+    vendor = doc.get("vendor")
+    source = redfish_source(vendor)
+    knob = _knob(check.code, attributes, vendor)
+    raw = facts.raw.get("redfish_bios")
+    if knob is None:
+        names = ", ".join(dict.fromkeys(k.attribute for k in KNOBS[check.code]))
+        return [Finding(check.code, Status.ERROR, f"the BIOS shows none of {names} ({source}): cannot judge {what}",
+                        target=facts.target_name, observed=None, expected=names,
+                        evidence=[facts.evidence("redfish_bios", None)], details={"vendor": vendor})]
+    current = attributes.get(knob.attribute)
+    staged = (pending or {}).get(knob.attribute)
+    ev = _excerpt(raw, knob.attribute) or f'"{knob.attribute}": {json.dumps(current)}'
+    observed: dict[str, Any] = {knob.attribute: current}
+    if staged is not None:
+        observed["pending"] = staged
+    kw = {"observed": observed, "expected": {knob.attribute: knob.good}, "excerpt": ev, "probes": ("redfish_bios",),
+          "details": {"source": source, "vendor": vendor, "attribute": knob.attribute}}
+    note = f"; {knob.note}" if knob.note else ""
+    if current == knob.good and staged in (None, knob.good):
+        return [good(check, facts, f"{what}: {knob.attribute} = {current} ({source}){note}", **kw)]
+    if current == knob.good:
+        undo = ("cancel the pending BIOS job before the next reboot (iDRAC > Maintenance > Job Queue, or "
+                "`racadm jobqueue delete -i JID_CLEARALL`)" if knob.vendor == "dell"
+                else _curl(facts.target, "PATCH", doc.get("settings_uri") or "/redfish/v1/Systems/1/Bios/Settings/",
+                           {"Attributes": {knob.attribute: knob.good}}))
+        return [bad(check, facts, f"{what}: {knob.attribute} = {current} now, but {staged} is staged for the next "
+                                  f"reboot ({source})", fix=undo, **kw)]
+    if staged == knob.good:
+        return [bad(check, facts, f"{what}: {knob.attribute} = {current} ({source}); {knob.good} is staged and "
+                                  "applies at the next reboot", fix=redfish_fix(facts, knob, doc, staged=True), **kw)]
+    shown = current if current is not None else "not set"
+    return [bad(check, facts, f"{what}: {knob.attribute} = {shown}, expected {knob.good} ({source}){note}",
+                fix=redfish_fix(facts, knob, doc) + f"\n# or in the BIOS setup: {knob.menu}", **kw)]
+
+
+def _excerpt(raw: str | None, attribute: str) -> str | None:
+    if not raw:
+        return None
+    hits = [ln.strip() for ln in raw.splitlines() if f'"{attribute}"' in ln]
+    return "\n".join(hits[:4]) or None
