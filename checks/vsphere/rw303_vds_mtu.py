@@ -1,0 +1,64 @@
+"""RW303 vds-mtu — the RoCE VDS carries jumbo frames (maxMtu ≥ eth_mtu, 9000)
+
+What it checks
+    `dvs.config.maxMtu` of the VDS the VFs use (RW302 picks it: `options.dvs`, else the one that
+    carries the RoCE vmnics) is at least the policy's `eth_mtu` (9000, seed 000 figure 16). One
+    finding on the vcenter target, subject the VDS. No VDS: nothing to judge here (RW302 says so).
+
+Why it matters
+    The VDS default is 1500. RoCE MTU 4096 needs an Ethernet MTU of at least 4200 on every hop;
+    below that `active_mtu` in the guest drops to 1024 (RW404) and large-message bandwidth falls —
+    far from the cause.
+
+How to fix by hand
+    vSphere Client: Networking > RoCE-DVS > Configure > Settings > Properties > Edit > Advanced >
+    MTU (Bytes) 9000.
+    pyVmomi: dvs.ReconfigureDvs_Task(vim.dvs.VmwareDistributedVirtualSwitch.ConfigSpec(
+        configVersion=dvs.config.configVersion, maxMtu=9000))
+
+Fix safety
+    safe: no reboot; the uplinks renegotiate their MTU (a brief blip on the VDS).
+"""
+
+from __future__ import annotations
+
+from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.parsers.vsphere import fragment
+from roce_wizard.vspherekit import chosen_dvs, wanted_names
+
+CHECK = Check(
+    code="RW303",
+    slug="vds-mtu",
+    title="VDS MTU 9000",
+    stage=Stage.VSPHERE,
+    target=TargetKind.VCENTER,
+    severity=Severity.FAIL,
+    probes=("vsphere_dvs",),
+    reboot=RebootKind.NONE,
+    fix_hint="VDS > Configure > Settings > Properties > Advanced > MTU 9000 (ReconfigureDvs_Task(maxMtu=9000))",
+)
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    facts.need("vsphere_dvs")
+    dvs = chosen_dvs(facts)
+    if dvs is None:
+        name, _pg = wanted_names(facts)
+        return [skip(CHECK, facts, f"no VDS {name + ' ' if name else ''}to judge: RW302 reports what is missing",
+                     observed=None, expected=f"maxMtu >= {policy.eth_mtu}")]
+    name, mtu = dvs.get("name"), dvs.get("max_mtu")
+    ev = [Evidence("vsphere_dvs", facts.commands.get("vsphere_dvs"),
+                   fragment(facts.raw.get("vsphere_dvs"), name, "config.maxMtu"))]
+    expected = f">= {policy.eth_mtu}"
+    if isinstance(mtu, int) and mtu >= policy.eth_mtu:
+        return [good(CHECK, facts, f"{name} maxMtu is {mtu}", subject=name, observed=mtu, expected=expected,
+                     evidence=ev)]
+    shown = mtu if mtu is not None else "not readable"
+    roce = " (RoCE MTU 4096 needs >= 4200: the guests' active_mtu drops to 1024)" if isinstance(mtu, int) and mtu < 4200 else ""
+    fix = (f"vSphere Client: Networking > {name} > Configure > Settings > Properties > Edit > Advanced > MTU (Bytes): "
+           f"{policy.eth_mtu}\n"
+           "pyVmomi: wait_for_task(dvs.ReconfigureDvs_Task(vim.dvs.VmwareDistributedVirtualSwitch.ConfigSpec("
+           f"configVersion=dvs.config.configVersion, maxMtu={policy.eth_mtu})))")
+    return [bad(CHECK, facts, f"{name} maxMtu is {shown}, not {policy.eth_mtu}{roce}", subject=name, observed=mtu,
+                expected=expected, evidence=ev, fix=fix)]

@@ -1,0 +1,76 @@
+"""RW305 vm-memory-reserved — each compute VM has all its memory reserved (locked to max)
+
+What it checks
+    `config.memoryReservationLockedToMax` is true for every compute VM (the inventory's guests'
+    `vm:`; without them, every VM with an SR-IOV adapter): "Reserve all guest memory (All locked)".
+    The observed value also shows `config.memoryAllocation.reservation` against
+    `config.hardware.memoryMB`. One finding per VM, on the VM's name.
+
+Why it matters
+    A VM with a passthrough device (an SR-IOV VF) does not power on unless all its memory is
+    reserved: the device DMAs into guest memory, which must never be swapped or ballooned. A fixed
+    reservation equal to today's memory breaks the next time someone adds memory; "locked to max"
+    follows the VM's size (seed 000 §2.3.2: "the VM requires reserved memory").
+
+How to fix by hand
+    vSphere Client: VM > Edit Settings > Virtual Hardware > Memory > Reservation: check "Reserve all
+    guest memory (All locked)".
+    pyVmomi: vm.ReconfigVM_Task(vim.vm.ConfigSpec(memoryReservationLockedToMax=True))
+
+Fix safety
+    safe: allowed while the VM runs (if the host lacks the free memory, vCenter refuses the change);
+    the host must have the memory to back it.
+"""
+
+from __future__ import annotations
+
+from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.vspherekit import bad_on, good_on, judged_vms, skip_on, vm_fragment
+
+CHECK = Check(
+    code="RW305",
+    slug="vm-memory-reserved",
+    title="VM memory reserved (locked to max)",
+    stage=Stage.VSPHERE,
+    target=TargetKind.VCENTER,
+    severity=Severity.FAIL,
+    probes=("vsphere_vms",),
+    reboot=RebootKind.NONE,
+    fix_hint="VM > Edit Settings > Memory > Reserve all guest memory (ReconfigVM_Task(memoryReservationLockedToMax=True))",
+)
+
+KEYS = ("config.hardware.memoryMB", "config.memoryReservationLockedToMax", "config.memoryAllocation.reservation")
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    vms, _from_inventory = judged_vms(facts)
+    if not vms:
+        return [skip_on(facts.target_name, CHECK, facts, "no compute VM to judge: no inventory guest names its VM "
+                        "(`vm:`) and no VM has an SR-IOV adapter", observed=[], expected="memory reserved")]
+    findings: list[Finding] = []
+    for name, vm, entry in vms:
+        if vm is None:
+            findings.append(skip_on(name, CHECK, facts, f"vCenter has no VM {name} (RW304 reports it)",
+                                    host=(entry or {}).get("host"), observed=None, expected="memory reserved"))
+            continue
+        host = vm.get("host")
+        locked, reserved, memory = (vm.get("memory_reservation_locked_to_max"), vm.get("memory_reservation_mb"),
+                                    vm.get("memory_mb"))
+        observed = {"memory_reservation_locked_to_max": locked, "reservation_mb": reserved, "memory_mb": memory}
+        expected = {"memory_reservation_locked_to_max": True}
+        ev = [Evidence("vsphere_vms", facts.commands.get("vsphere_vms"), vm_fragment(facts, name, *KEYS))]
+        if locked is True:
+            findings.append(good_on(name, CHECK, facts, f"{name}: all guest memory reserved ({reserved} of {memory} MB, "
+                                    "locked to max)", host=host, observed=observed, expected=expected, evidence=ev))
+            continue
+        partial = (f"; a fixed reservation of {reserved} MB" + (" covers today's memory but not the next resize"
+                                                               if reserved == memory else f" of {memory} MB")
+                   if reserved else "")
+        off = " (if vCenter refuses while it runs, power the VM off first)" if vm.get("power_state") == "poweredOn" else ""
+        findings.append(bad_on(
+            name, CHECK, facts, f"{name}: memory is not reserved (memoryReservationLockedToMax {locked}){partial}: a VM "
+            "with an SR-IOV VF does not power on", host=host, observed=observed, expected=expected, evidence=ev,
+            fix=(f"vSphere Client: {name} > Edit Settings > Virtual Hardware > Memory > Reservation: Reserve all "
+                 f"guest memory (All locked){off}\n"
+                 "pyVmomi: wait_for_task(vm.ReconfigVM_Task(vim.vm.ConfigSpec(memoryReservationLockedToMax=True)))")))
+    return findings
