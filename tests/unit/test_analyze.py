@@ -15,8 +15,9 @@ from tests.conftest import CORPUS, corpus_text
 
 runner = CliRunner()
 # corpus folder -> kind id where the two differ
-KIND_OF_DIR = {"osu_benchmarks": "osu", "esxi_pauseparams": "esxi_pause_params"}
-SWITCH_DIRS = {"cumulus_nv_show_qos_roce", "onyx_show_dcb_pfc", "onyx_show_interfaces", "sonic_show_pfc"}
+KIND_OF_DIR = {"osu_benchmarks": "osu", "esxi_pauseparams": "esxi_pause_params",
+               "cumulus_nv_show_qos_roce": "nvue_qos_roce", "onyx_show_dcb_pfc": "onyx_pfc",
+               "onyx_show_interfaces": "onyx_interfaces", "sonic_show_pfc": "sonic_pfc"}
 ALL_SAMPLES = sorted(f"{p.parent.name}/{p.name}" for p in CORPUS.glob("*/*.txt"))
 
 
@@ -29,13 +30,10 @@ def analyze_json(*paths: str | Path) -> tuple[int, dict]:
 def test_every_corpus_sample_is_detected_as_its_kind(sample):
     folder = sample.split("/")[0]
     kind = detect(corpus_text(sample)).kind
-    if folder in SWITCH_DIRS:  # switch parsers come with the stages issue; never misfiled meanwhile
-        assert kind in (folder, "unknown")
-    else:
-        assert kind == KIND_OF_DIR.get(folder, folder)
+    assert kind == KIND_OF_DIR.get(folder, folder)
 
 
-@pytest.mark.parametrize("sample", [s for s in ALL_SAMPLES if s.split("/")[0] not in SWITCH_DIRS])
+@pytest.mark.parametrize("sample", ALL_SAMPLES)
 def test_analyze_json_gives_facts_for_every_covered_sample(sample):
     code, out = analyze_json(CORPUS / sample)
     (entry,) = out["files"]

@@ -1,0 +1,108 @@
+"""RW501 pfc-enabled — PFC is on and active on every RoCE-facing switch port
+
+What it checks
+    The switch's PFC state on each port a RoCE host is cabled to (the inventory's
+    `roce.switch_ports` on the esxi / linux targets): EOS `show priority-flow-control` (the port is
+    `E` enabled and `A` active, and `Global PFC : Enabled`); Onyx `show dcb priority-flow-control`
+    (`PFC: enabled` and the port's `PFC oper` Enabled); OS10 `show running-configuration`
+    (`priority-flow-control mode on` on the interface); Cumulus `nv show qos roce` (mode lossless
+    with a PFC priority). `analyze` judges every port the pasted output shows.
+
+Why it matters
+    The host pauses its lossless priority only when the switch sends PFC pause frames, and the
+    switch honours the host's pause frames only with PFC on the port. Without PFC on the port the
+    "lossless" class is lossy exactly there: under incast the switch drops RoCE packets and every
+    drop costs a retransmission timeout (Sandia: throughput collapses).
+
+How to fix by hand
+    Save the running config first (rollback point), change it in a config session, save after the
+    re-check passes. Per port:
+        EOS:   configure session roce-wizard / interface Ethernet3 / priority-flow-control on / commit
+        Onyx:  dcb priority-flow-control enable force   (once, switch-wide)
+               interface ethernet 1/3 dcb priority-flow-control mode on force
+        OS10:  interface ethernet1/1/3 / priority-flow-control mode on
+        NVUE:  nv set qos roce mode lossless ; nv config apply
+    Each failing port's finding carries the full command sequence for its switch.
+
+Fix safety
+    disruptive: enabling PFC renegotiates the port's flow control; traffic on the port may see a
+    brief pause. Make the change in a maintenance window or one port at a time.
+"""
+
+from roce_wizard.checkkit import bad, good
+from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.switchview import (
+    ALL_PORTS,
+    Item,
+    Selection,
+    evidence_lines,
+    kinds,
+    peer_label,
+    port_findings,
+    vendor_fix,
+)
+
+CHECK = Check(
+    code="RW501",
+    slug="pfc-enabled",
+    title="PFC on every RoCE-facing switch port",
+    stage=Stage.SWITCH,
+    target=TargetKind.SWITCH,
+    severity=Severity.FAIL,
+    probes=(),
+    optional_probes=kinds("pfc"),
+    fix_hint="EOS: interface Ethernet3 / priority-flow-control on (Onyx: dcb priority-flow-control mode on force)",
+)
+
+EXPECTED = "PFC enabled and active"
+
+
+def _fix(sel: Selection, item: Item, prio: int) -> str:
+    v = sel.vendor
+    if v == "eos":
+        return vendor_fix(v, item.subject, ["priority-flow-control on"])
+    if v == "onyx":
+        glob = ["dcb priority-flow-control enable force"] if sel.switch.get("global") is False else []
+        return vendor_fix(v, item.subject, ["dcb priority-flow-control mode on force"], glob)
+    if v == "os10":
+        return vendor_fix(v, item.subject, ["priority-flow-control mode on"])
+    if v == "nvue":
+        return vendor_fix(v, None, global_lines=["nv set qos roce mode lossless"])
+    if v == "sonic":
+        return vendor_fix(v, None, global_lines=[f"sudo config interface pfc priority {item.subject} {prio} on"])
+    return "enable PFC on the port in the switch's configuration"
+
+
+def _judge(facts: Facts, policy: Policy):
+    def judge(item: Item, sel: Selection) -> Finding:
+        e = item.entry or {}
+        enabled, active = e.get("pfc_enabled"), e.get("pfc_active")
+        observed = {"enabled": enabled, "active": active}
+        for k in ("admin", "oper", "mode"):
+            if e.get(k) is not None:
+                observed[k] = e[k]
+        ev = evidence_lines(facts.raw.get(sel.kind), item, r"Global PFC", r"^PFC:", r"dcb priority-flow-control enable",
+                            r"^\s*mode\s", r"pfc-priority")
+        label = f"{item.subject}{peer_label(item)}"
+        common = dict(observed=observed, expected=EXPECTED, excerpt=ev, subject=item.subject, probes=(sel.kind,))
+        if enabled and active is not False:
+            how = f" (admin {e['admin']}, oper {e.get('oper')})" if sel.vendor == "onyx" and e.get("admin") else ""
+            return good(CHECK, facts, f"{label}: PFC on{' and active' if active else ''}{how}", **common)
+        if enabled:
+            why = "PFC is enabled but not active (no no-drop priority on it, or the link is down)"
+            return bad(CHECK, facts, f"{label}: {why}", fix=_fix(sel, item, policy.pfc_priority), **common)
+        if sel.switch.get("global") is False:
+            why = "PFC is disabled switch-wide" + (" (`PFC: disabled`)" if sel.vendor == "onyx" else " (Global PFC)")
+        elif sel.vendor == "nvue":
+            why = f"RoCE is in {e.get('mode') or 'an unknown'} mode with no PFC priority (`nv show qos roce`)"
+        elif item.subject == ALL_PORTS:
+            why = "PFC is not turned on"
+        else:
+            why = "PFC is off on this port" + (f" (admin {e['admin']}, oper {e.get('oper')})" if e.get("oper") else "")
+        return bad(CHECK, facts, f"{label}: {why}", fix=_fix(sel, item, policy.pfc_priority), **common)
+
+    return judge
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    return port_findings(CHECK, facts, "pfc", _judge(facts, policy))

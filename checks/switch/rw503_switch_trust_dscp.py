@@ -1,0 +1,79 @@
+"""RW503 switch-trust-dscp — RoCE-facing switch ports classify traffic by DSCP
+
+What it checks
+    Each RoCE-facing port trusts DSCP (the site policy's `trust`): EOS `show qos interfaces`
+    (`Trust Mode: DSCP`); Onyx `qos trust L3` (running-config, or `show qos interface ethernet X`
+    `Trust mode: L3`; `both` is accepted); OS10 a `trust-map dscp` on the interface (or in
+    `system qos`); Cumulus `nv show qos roce` `trust-mode` including dscp.
+
+Why it matters
+    RoCE v2 from a VF is routable and usually untagged: without a VLAN tag there is no PCP, so a
+    port trusting CoS/PCP puts every RoCE packet in the default class (priority 0), which is not
+    no-drop. PFC is then configured but never used for RoCE.
+
+How to fix by hand
+    Rollback point first, a config session, save after the re-check:
+        EOS:   interface Ethernet3 / qos trust dscp
+        Onyx:  interface ethernet 1/3 qos trust L3
+        OS10:  interface ethernet1/1/3 / trust-map dscp default
+        NVUE:  nv set qos roce trust dscp ; nv config apply
+
+Fix safety
+    disruptive: traffic on the port is re-classified at once (its queues change).
+"""
+
+from roce_wizard.checkkit import bad, good
+from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.switchview import Item, Selection, evidence_lines, kinds, peer_label, port_findings, vendor_fix
+
+CHECK = Check(
+    code="RW503",
+    slug="switch-trust-dscp",
+    title="Switch ports trust DSCP",
+    stage=Stage.SWITCH,
+    target=TargetKind.SWITCH,
+    severity=Severity.FAIL,
+    probes=(),
+    optional_probes=kinds("trust"),
+    fix_hint="EOS: interface Ethernet3 / qos trust dscp (Onyx: qos trust L3; OS10: trust-map dscp default)",
+)
+
+NAMES = {"dscp": "DSCP", "pcp": "CoS/PCP (L2)", "none": "nothing (no trust-map)", "untrusted": "nothing (untrusted)",
+         "both": "both L2 and L3"}
+
+
+def _fix(sel: Selection, item: Item) -> str:
+    v = sel.vendor
+    if v == "eos":
+        return vendor_fix(v, item.subject, ["qos trust dscp"])
+    if v == "onyx":
+        return vendor_fix(v, item.subject, ["qos trust L3"])
+    if v == "os10":
+        return vendor_fix(v, item.subject, ["trust-map dscp default"])
+    if v == "nvue":
+        return vendor_fix(v, None, global_lines=["nv set qos roce trust dscp"])
+    return "make the port trust DSCP"
+
+
+def _judge(facts: Facts, policy: Policy):
+    want = policy.trust
+
+    def judge(item: Item, sel: Selection) -> Finding:
+        e = item.entry or {}
+        trust = e.get("trust")
+        label = f"{item.subject}{peer_label(item)}"
+        ev = evidence_lines(facts.raw.get(sel.kind), item, r"Trust Mode", r"qos trust", r"trust-map", r"trust-mode")
+        common = dict(observed=trust, expected=want, excerpt=ev, subject=item.subject, probes=(sel.kind,))
+        if trust == want or (want == "dscp" and trust == "both"):
+            note = " (L2 and L3: DSCP for IP traffic)" if trust == "both" else ""
+            mapping = f", trust-map {e['trust_map']}" if e.get("trust_map") else ""
+            return good(CHECK, facts, f"{label}: trusts {NAMES.get(trust, trust)}{note}{mapping}", **common)
+        extra = " — untagged RoCE v2 lands in priority 0, outside the no-drop class" if want == "dscp" else ""
+        return bad(CHECK, facts, f"{label}: trusts {NAMES.get(trust, trust or 'unknown')}{extra}", fix=_fix(sel, item),
+                   **common)
+
+    return judge
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    return port_findings(CHECK, facts, "trust", _judge(facts, policy))

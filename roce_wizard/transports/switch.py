@@ -1,0 +1,434 @@
+"""Switch transport: netmiko (Arista EOS, NVIDIA Onyx, Dell OS10, Cumulus NVUE) run in threads.
+
+- netmiko is blocking: every connect and command runs in `asyncio.to_thread`; a semaphore bounds
+  concurrent connects. One netmiko session per switch per run; commands on it are serialised (a CLI
+  session answers one command at a time), and `close()` disconnects them all.
+- Host keys: netmiko's default (`ssh_strict=False`) is paramiko's AutoAddPolicy, i.e. no checking.
+  Here the known_hosts file the SSH transport uses (the transport's explicit one, else the target's
+  `options.known_hosts`, else ~/.ssh/known_hosts) is loaded and an unknown host is refused
+  (`hostkey_unknown`) unless trust-on-first-use was asked for, which accepts and records the key
+  (`[host]:port alg base64`); a changed key is always refused (`hostkey_changed`).
+- EOS and Onyx sessions enter enable mode (`show running-config` needs it; no config is changed).
+- `run(command)` is netmiko's `send_command` with the per-command timeout as its read timeout; it
+  returns a CommandResult whose exit status is 1 when the CLI rejected the command (`% Invalid
+  input`, `% Unrecognized command`, `% Error`), 0 otherwise, and `timed_out` when no prompt came back.
+- Session logs: `session_log_dir/<switch>.log` (netmiko's session log: what the switch printed),
+  with the password masked twice — netmiko's own `no_log` filter and our writer, which replaces
+  the password's bytes before anything reaches the disk.
+- Every failure to reach a switch is a TransportError whose kind says why (dns, refused, timeout,
+  auth, hostkey_unknown, hostkey_changed, unreachable, protocol); the password never appears in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import os
+import re
+import socket
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from roce_wizard.model import Target
+from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
+
+__all__ = ["NETMIKO_DEVICE_TYPES", "SwitchSession", "SwitchTransport"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PORT = 22
+DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
+MASK = b"********"
+# inventory device_type -> netmiko driver (NVUE is the Cumulus Linux shell with `nv`)
+NETMIKO_DEVICE_TYPES = {"arista_eos": "arista_eos", "mellanox_mlnxos": "mellanox_mlnxos",
+                        "dell_os10": "dell_os10", "cumulus_nvue": "cumulus_linux"}
+NEEDS_ENABLE = frozenset({"arista_eos", "mellanox_mlnxos"})
+# how each CLI says it did not take a command
+CLI_ERROR = re.compile(r"^\s*(% ?(Invalid input|Incomplete command|Ambiguous command|Unrecognized command|Error)"
+                       r"|Error: |-bash: .*command not found)", re.IGNORECASE | re.MULTILINE)
+
+
+def known_hosts_name(host: str, port: int) -> str:
+    return host if port == DEFAULT_PORT else f"[{host}]:{port}"
+
+
+def _host_port(target: Target) -> tuple[str, int]:
+    return target.address, target.port or DEFAULT_PORT
+
+
+class _MaskedLog(io.BufferedIOBase):
+    """A session-log file that never writes the secrets it was given (whatever netmiko hands it)."""
+
+    def __init__(self, path: Path, secrets: list[str]):
+        super().__init__()
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._fh = os.fdopen(fd, "ab")
+        self._secrets = sorted({s.encode() for s in secrets if s}, key=len, reverse=True)
+        self._pending = b""  # a tail that may be the start of a secret split across two writes
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:  # type: ignore[override]
+        raw = bytes(data)
+        buf = self._pending + raw
+        for secret in self._secrets:
+            buf = buf.replace(secret, MASK)
+        hold = 0
+        for secret in self._secrets:  # keep back a tail that could be a secret's beginning
+            for n in range(min(len(secret) - 1, len(buf)), 0, -1):
+                if buf.endswith(secret[:n]):
+                    hold = max(hold, n)
+                    break
+        self._pending = buf[len(buf) - hold:] if hold else b""
+        self._fh.write(buf[: len(buf) - hold] if hold else buf)
+        return len(raw)
+
+    def note(self, text: str) -> None:
+        """A line of our own (connect / command markers), masked like the rest."""
+        self.write(f"\n### roce-wizard {time.strftime('%Y-%m-%dT%H:%M:%S')} {text}\n".encode())
+        self.flush()
+
+    def flush(self) -> None:
+        if not self._fh.closed:
+            self._fh.flush()
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            if self._pending:
+                self._fh.write(self._pending)
+                self._pending = b""
+            self._fh.close()
+        super().close()
+
+
+class _HostKeyPolicy:
+    """paramiko's MissingHostKeyPolicy for hosts known_hosts does not name: refuse, or (trust on
+    first use) accept and append the key to the known_hosts file."""
+
+    def __init__(self, path: Path, trust_on_first_use: bool):
+        self.path = path
+        self.trust_on_first_use = trust_on_first_use
+        self.offered: str | None = None  # 'ALG SHA256:…' of the key an unknown host offered
+        self.refused = False
+        self.recorded = False
+
+    def missing_host_key(self, client: Any, hostname: str, key: Any) -> None:
+        import paramiko
+
+        self.offered = f"{key.get_name()} {key.fingerprint}"
+        if not self.trust_on_first_use:
+            self.refused = True
+            raise paramiko.SSHException(f"host key for {hostname} is not in {self.path}")
+        client.get_host_keys().add(hostname, key.get_name(), key)
+        line = f"{hostname} {key.get_name()} {key.get_base64()}\n"
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            size = os.fstat(fd).st_size
+            if size:
+                with open(self.path, "rb") as existing:
+                    existing.seek(size - 1)
+                    if existing.read(1) != b"\n":
+                        line = "\n" + line
+            os.write(fd, line.encode("ascii"))
+        finally:
+            os.close(fd)
+        self.recorded = True
+        log.warning("%s: trusting new host key %s (recorded in %s)", hostname, self.offered, self.path)
+
+
+class SwitchSession:
+    """Commands on one switch over the transport's netmiko connection to it."""
+
+    def __init__(self, transport: SwitchTransport, target: Target, conn: _Conn):
+        self.transport = transport
+        self.target = target
+        self._conn = conn
+        self._closed = False
+
+    async def run(self, command: str, timeout: float | None = None) -> CommandResult:
+        if self._closed:
+            raise RuntimeError(f"session to {self.target.name} is closed")
+        return await self._conn.run(command, timeout if timeout is not None else self.transport._command_timeout(
+            self.target))
+
+    async def close(self) -> None:
+        """Stop using this session; the connection stays open until the transport closes."""
+        self._closed = True
+
+
+class _Conn:
+    """One netmiko connection and the lock that keeps its commands one at a time."""
+
+    def __init__(self, target: Target, handler: Any, session_log: _MaskedLog | None):
+        self.target = target
+        self.handler = handler
+        self.session_log = session_log
+        self.lock = asyncio.Lock()
+        self.lost: str | None = None
+
+    def _lost_error(self, detail: str) -> TransportError:
+        host, port = _host_port(self.target)
+        return TransportError(ConnectErrorKind.UNREACHABLE, self.target,
+                              f"lost the CLI session to {self.target.name} ({host}:{port}): {detail}")
+
+    async def run(self, command: str, timeout: float) -> CommandResult:
+        async with self.lock:
+            if self.lost is not None:
+                raise self._lost_error(self.lost)
+            started = time.monotonic()
+            try:
+                output = await asyncio.to_thread(self._send, command, timeout)
+            except _Timeout as exc:
+                duration = time.monotonic() - started
+                recovered = await asyncio.to_thread(self._recover)
+                if not recovered:
+                    self.lost = f"no prompt after `{command}` timed out"
+                return CommandResult(command, exc.partial, "", None, duration, timed_out=True)
+            except _Lost as exc:
+                self.lost = exc.detail
+                raise self._lost_error(exc.detail) from None
+            duration = time.monotonic() - started
+            rejected = CLI_ERROR.search(output.strip().split("\n", 1)[0] if output.strip() else "")
+            return CommandResult(command, output, "", 1 if rejected else 0, duration)
+
+    def _send(self, command: str, timeout: float) -> str:
+        from netmiko.exceptions import ReadException, ReadTimeout
+
+        if self.session_log is not None:
+            self.session_log.note(f"command: {command}")
+        try:
+            out = self.handler.send_command(command, read_timeout=timeout, strip_prompt=True, strip_command=True)
+        except ReadTimeout as exc:
+            raise _Timeout(str(exc)) from None
+        except (OSError, EOFError, ReadException) as exc:
+            raise _Lost(f"{type(exc).__name__}: {exc}") from None
+        except Exception as exc:  # paramiko's SSHException when the transport dropped
+            if type(exc).__name__ in ("SSHException", "ChannelException"):
+                raise _Lost(f"{type(exc).__name__}: {exc}") from None
+            raise
+        return out.replace("\r\n", "\n").replace("\r", "\n")
+
+    def _recover(self) -> bool:
+        """After a timed-out command: drain what it still prints and find the prompt again."""
+        try:
+            self.handler.read_channel_timing(read_timeout=5, last_read=0.5)
+            self.handler.find_prompt()
+            return True
+        except Exception:  # noqa: BLE001 - the session is unusable; the next command says so
+            return False
+
+    def disconnect(self) -> None:
+        try:
+            self.handler.disconnect()
+        except Exception:  # noqa: BLE001 - best effort at the end of the run
+            pass
+        finally:
+            if self.session_log is not None:
+                self.session_log.close()
+
+
+class _Timeout(Exception):
+    def __init__(self, detail: str, partial: str = ""):
+        super().__init__(detail)
+        self.partial = partial
+
+
+class _Lost(Exception):
+    def __init__(self, detail: str):
+        super().__init__(detail)
+        self.detail = detail
+
+
+class SwitchTransport:
+    """Opens one netmiko session per switch and hands out sessions on it."""
+
+    def __init__(
+        self,
+        password_resolver: Callable[[Target], str | None] | None = None,
+        connect_timeout: float = 10,
+        command_timeout: float = 60,
+        max_concurrent_connects: int = 16,
+        known_hosts: str | Path | None = None,
+        trust_on_first_use: bool = False,
+        session_log_dir: str | Path | None = None,
+    ):
+        if max_concurrent_connects < 1:
+            raise ValueError("max_concurrent_connects must be at least 1")
+        self.password_resolver = password_resolver
+        self.connect_timeout = connect_timeout
+        self.command_timeout = command_timeout
+        self.max_concurrent_connects = max_concurrent_connects
+        self.known_hosts = Path(known_hosts if known_hosts is not None else DEFAULT_KNOWN_HOSTS).expanduser()
+        self._known_hosts_explicit = known_hosts is not None
+        self.trust_on_first_use = trust_on_first_use
+        self.session_log_dir = Path(session_log_dir) if session_log_dir is not None else None
+        self._semaphore = asyncio.Semaphore(max_concurrent_connects)
+        self._conns: dict[tuple[str, int, str], asyncio.Task[_Conn]] = {}
+        self.connects = 0
+
+    # -- public --------------------------------------------------------------------------------
+
+    async def session(self, target: Target) -> SwitchSession:
+        key = (*_host_port(target), target.credentials.username)
+        task = self._conns.get(key)
+        if task is None or (task.done() and (task.cancelled() or task.exception() is not None
+                                             or task.result().lost is not None)):
+            task = asyncio.ensure_future(self._connect(target))
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self._conns[key] = task
+        try:
+            conn = await asyncio.shield(task)
+        except BaseException:
+            if self._conns.get(key) is task and task.done():
+                del self._conns[key]  # a later call may try again
+            raise
+        return SwitchSession(self, target, conn)
+
+    async def close(self) -> None:
+        tasks = list(self._conns.values())
+        self._conns.clear()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        conns = [r for r in results if isinstance(r, _Conn)]
+        await asyncio.gather(*(asyncio.to_thread(c.disconnect) for c in conns))
+
+    async def __aenter__(self) -> SwitchTransport:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def known_hosts_for(self, target: Target) -> Path:
+        """The transport's explicit known_hosts, else the target's `options.known_hosts`, else ~/.ssh/known_hosts."""
+        option = target.options.get("known_hosts")
+        if self._known_hosts_explicit or not option:
+            return self.known_hosts
+        return Path(str(option)).expanduser()
+
+    def _command_timeout(self, target: Target) -> float:
+        return float(target.options.get("command_timeout", self.command_timeout))
+
+    def _connect_timeout(self, target: Target) -> float:
+        return float(target.options.get("connect_timeout", self.connect_timeout))
+
+    # -- connecting ------------------------------------------------------------------------------
+
+    async def _connect(self, target: Target) -> _Conn:
+        device_type = NETMIKO_DEVICE_TYPES.get(target.device_type or "")
+        if device_type is None:
+            raise TransportError(ConnectErrorKind.PROTOCOL, target,
+                                 f"{target.name}: device_type {target.device_type!r} is not one roce-wizard speaks "
+                                 f"({', '.join(NETMIKO_DEVICE_TYPES)})")
+        # resolved here, in the event loop: a prompt for it must not race other threads
+        password = self.password_resolver(target) if self.password_resolver is not None else None
+        policy = _HostKeyPolicy(self.known_hosts_for(target), self.trust_on_first_use)
+        session_log = None
+        if self.session_log_dir is not None:
+            session_log = _MaskedLog(self.session_log_dir / f"{target.name}.log", [password or ""])
+        async with self._semaphore:
+            self.connects += 1
+            try:
+                handler = await asyncio.to_thread(self._open, target, device_type, password, policy, session_log)
+            except Exception as exc:
+                if session_log is not None:
+                    session_log.note(f"connect failed: {type(exc).__name__}")
+                    session_log.close()
+                raise self._map_error(exc, target, policy, password) from None
+        return _Conn(target, handler, session_log)
+
+    def _open(self, target: Target, device_type: str, password: str | None, policy: _HostKeyPolicy,
+              session_log: _MaskedLog | None) -> Any:
+        from netmiko import ConnectHandler
+
+        host, port = _host_port(target)
+        timeout = self._connect_timeout(target)
+        creds = target.credentials
+        if session_log is not None:
+            session_log.note(f"connect {device_type} {creds.username}@{host}:{port}")
+        handler = ConnectHandler(
+            device_type=device_type, host=host, port=port, username=creds.username, password=password or "",
+            secret=password or "", use_keys=bool(creds.key_file),
+            key_file=str(Path(creds.key_file).expanduser()) if creds.key_file else None,
+            allow_agent=creds.use_agent, conn_timeout=timeout, auth_timeout=timeout, banner_timeout=timeout,
+            # host keys: our known_hosts file and our policy, never AutoAddPolicy
+            ssh_strict=True, system_host_keys=False, alt_host_keys=True, alt_key_file=str(policy.path),
+            session_log=session_log, auto_connect=False,
+        )
+        handler.key_policy = policy
+        try:
+            handler._open()
+            if target.device_type in NEEDS_ENABLE and not handler.check_enable_mode():
+                handler.enable()
+        except BaseException:
+            try:
+                handler.disconnect()
+            except Exception:  # noqa: BLE001
+                pass
+            raise
+        return handler
+
+    # -- errors ----------------------------------------------------------------------------------
+
+    def _map_error(self, exc: BaseException, target: Target, policy: _HostKeyPolicy,
+                   password: str | None) -> TransportError:
+        import paramiko
+        from netmiko.exceptions import NetmikoAuthenticationException, ReadTimeout
+
+        if isinstance(exc, TransportError):
+            return exc
+        host, port = _host_port(target)
+        name = f"{target.name} ({host}:{port})"
+        chain: list[BaseException] = []
+        cur: BaseException | None = exc
+        while cur is not None and cur not in chain:
+            chain.append(cur)
+            cur = cur.__cause__ or cur.__context__
+        for e in list(chain):  # paramiko folds one error per address into NoValidConnectionsError.errors
+            chain.extend(x for x in (getattr(e, "errors", None) or {}).values() if isinstance(x, BaseException))
+        text = " ".join(str(e) for e in chain)
+        if password:
+            text = text.replace(password, "********")
+        bad_key = next((e for e in chain if isinstance(e, paramiko.BadHostKeyException)), None)
+        kh = policy.path
+        if bad_key is not None:
+            expected, got = bad_key.expected_key, bad_key.key
+            return TransportError(
+                ConnectErrorKind.HOSTKEY_CHANGED, target,
+                f"host key of {name} has CHANGED: {kh} holds {expected.get_name()} {expected.fingerprint}, the "
+                f"switch now offers {got.get_name()} {got.fingerprint}. Refusing to connect — this may be a "
+                "man-in-the-middle attack. If the switch was replaced or re-keyed on purpose, remove the old "
+                f"entry (ssh-keygen -R '{known_hosts_name(host, port)}' -f {kh}) and connect again")
+        if policy.refused:
+            scan = f"ssh-keyscan -p {port} {host}" if port != DEFAULT_PORT else f"ssh-keyscan {host}"
+            return TransportError(
+                ConnectErrorKind.HOSTKEY_UNKNOWN, target,
+                f"host key of {name} is not in {kh}; add it ({scan} >> {kh}, after checking its fingerprint"
+                f"{f' — it offers {policy.offered}' if policy.offered else ''}) or run with --trust-on-first-use")
+        if any(isinstance(e, (NetmikoAuthenticationException, paramiko.AuthenticationException)) for e in chain):
+            how = "password" if password else "keys/agent only (no password resolved)"
+            return TransportError(ConnectErrorKind.AUTH, target,
+                                  f"{name} rejected user {target.credentials.username!r} ({how}); check the username "
+                                  "and the password reference in the inventory")
+        if any(isinstance(e, socket.gaierror) for e in chain) or "DNS failure" in text:
+            return TransportError(ConnectErrorKind.DNS, target, f"cannot resolve {host!r} for {target.name}")
+        if any(isinstance(e, ConnectionRefusedError) for e in chain):
+            return TransportError(ConnectErrorKind.REFUSED, target,
+                                  f"{name} refused the connection: nothing listens on port {port} (is SSH enabled "
+                                  "on the switch's management interface?)")
+        if any(isinstance(e, (TimeoutError, socket.timeout)) for e in chain):
+            return TransportError(ConnectErrorKind.TIMEOUT, target,
+                                  f"{name} did not answer within {self._connect_timeout(target):g}s; check the "
+                                  "management address, the port and any firewall in between")
+        if any(isinstance(e, ReadTimeout) for e in chain):
+            return TransportError(ConnectErrorKind.PROTOCOL, target,
+                                  f"{name} accepted the login but its CLI never showed a prompt netmiko's "
+                                  f"{target.device_type} driver recognises (wrong device_type?)")
+        if any(isinstance(e, OSError) for e in chain):
+            return TransportError(ConnectErrorKind.UNREACHABLE, target, f"cannot reach {name}: {chain[-1]}")
+        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+        return TransportError(ConnectErrorKind.PROTOCOL, target, f"cannot open a CLI session on {name}: {first}")
