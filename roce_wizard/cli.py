@@ -218,6 +218,8 @@ def analyze(
     checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
 ) -> None:
     """Judge pasted tool outputs offline: detect the tool, parse, run every check the facts allow."""
+    from rich.markup import escape  # noqa: PLC0415
+
     from roce_wizard.analyze import analyze_paths, exit_code_of  # noqa: PLC0415
     from roce_wizard.report import STYLE, SYMBOL  # noqa: PLC0415
 
@@ -242,10 +244,11 @@ def analyze(
             if key in seen:
                 continue
             seen.add(key)
-            console.print(f"    [{STYLE[finding.status]}]{SYMBOL[finding.status]}[/] {finding.check} {finding.summary}",
-                          highlight=False, soft_wrap=True)
+            # escaped: summaries and fixes carry brackets (pyVmomi calls, `[...]` lists) rich would eat
+            console.print(f"    [{STYLE[finding.status]}]{SYMBOL[finding.status]}[/] {finding.check} "
+                          f"{escape(finding.summary)}", highlight=False, soft_wrap=True)
             if finding.fix and finding.status.value in ("fail", "warn"):
-                console.print(f"        fix: {finding.fix}", highlight=False, soft_wrap=True)
+                console.print(f"        fix: {escape(finding.fix)}", highlight=False, soft_wrap=True)
         if f.kind == "unknown":
             console.print("    [dim]not recognised as the output of any tool roce-wizard reads[/]", highlight=False)
     raise typer.Exit(code)

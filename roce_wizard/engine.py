@@ -172,7 +172,10 @@ def peer_facts(target: Target, peers: list[Target]) -> dict[str, Any]:
     if target.kind is TargetKind.VCENTER:
         return {"inventory_hosts": {
             t.name: {"pf_pci": t.roce.pf_pci, "vmnics": list(t.roce.vmnics), "vfs": list(t.roce.vfs)}
-            for t in peers if t.kind is TargetKind.ESXI}}
+            for t in peers if t.kind is TargetKind.ESXI},
+            # the compute VMs: guests that name their VM (vCLS and other VMs are not judged)
+            "inventory_vms": {t.vm: {"host": t.host, "guest": t.name}
+                              for t in peers if t.kind is TargetKind.GUEST and t.vm}}
     if target.kind is TargetKind.SWITCH:
         ports = []
         for t in peers:
@@ -207,7 +210,7 @@ async def gather_target(
             runlog.raw(target.name, "connect", {"connect_error": {"kind": exc.kind.value, "message": exc.message}})
         emit("connect", {"target": target.name, "ok": False, "error_kind": exc.kind.value, "message": exc.message})
         return facts
-    facts.data["connection"] = {"ok": True, "error_kind": None, "message": None, "transport": "ssh",
+    facts.data["connection"] = {"ok": True, "error_kind": None, "message": None, "transport": via,
                                 "address": target.address}
     emit("connect", {"target": target.name, "ok": True})
 
@@ -283,10 +286,17 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
     root cause (check and target) once, however long the chain: the operator sees the cause, not a
     cascade of failures."""
     by_target = {run.target.name: run.target for run in runs}
+    # `bmc:` dependencies of a host: the bmc target whose `host` names it
+    bmc_of = {t.host: t.name for t in by_target.values() if t.kind is TargetKind.BMC and t.host}
     index: dict[tuple[str, str], list[Finding]] = {}
+    # a finding about something a target manages that is no target itself (a VM vCenter shows)
+    # says in details["host"] where it runs, for its `host:` dependencies
+    host_of: dict[str, str] = {}
     for run in runs:
         for f in run.findings:
             index.setdefault((f.check, f.target), []).append(f)
+            if f.target not in by_target and isinstance(f.details.get("host"), str):
+                host_of.setdefault(f.target, f.details["host"])
 
     # (code, target) -> (root cause, whether the root is a known failure rather than an unknown)
     memo: dict[tuple[str, str], tuple[tuple[str, str], bool] | None] = {}
@@ -319,11 +329,15 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
     def blocking_dependency(code: str, target_name: str, depth: int) -> tuple[tuple[str, str], bool] | None:
         check = checks.get(code)
         target = by_target.get(target_name)
-        if check is None or target is None:
+        if check is None or (target is None and target_name not in host_of):
             return None
+        related = ({"": target.name, "host": target.host, "vm": target.vm} if target is not None
+                   else {"": target_name, "host": host_of[target_name]})
+        if target is not None:
+            related["bmc"] = bmc_of.get(target.name)
         for dep in check.meta.depends_on:
             where, _, dep_code = dep.rpartition(":")
-            dep_target = {"": target.name, "host": target.host, "vm": target.vm}.get(where)
+            dep_target = related.get(where)
             if not dep_target or (dep_code, dep_target) not in index:
                 continue  # not selected or not applicable there: nothing to block on
             root = broken_root(dep_code, dep_target, depth + 1)

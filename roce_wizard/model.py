@@ -202,7 +202,8 @@ class Check:
     severity: Severity
     probes: tuple[str, ...]  # fact kinds it reads (probe names == fact kinds)
     # codes whose failure makes this check unjudgeable: "RW201" on the same target, "host:RW215"
-    # on the guest's ESXi host, "vm:RW304" on the guest's VM (a vCenter finding about that VM)
+    # on the guest's ESXi host, "vm:RW304" on the guest's VM (a vCenter finding about that VM),
+    # "bmc:RW103" on the bmc target whose `host` is this ESXi/Linux host
     depends_on: tuple[str, ...] = ()
     reboot: RebootKind = RebootKind.NONE
     fix_hint: str = ""  # the fix-by-hand, one line; the docstring has the full text

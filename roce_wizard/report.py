@@ -80,9 +80,15 @@ def render_terminal(report: RunReport, console: Console, verbose: bool = False,
     grouped: dict[Stage, dict[str, list[Finding]]] = defaultdict(lambda: defaultdict(list))
     for f in report.findings:
         grouped[report.stage_of.get(f.check, Stage.PREFLIGHT)][f.target].append(f)
+    hidden = 0
     for stage in _stage_order(report):
+        shown = {t: fs if verbose else [f for f in fs if not _not_applicable(f)] for t, fs in grouped[stage].items()}
+        hidden += sum(len(grouped[stage][t]) - len(fs) for t, fs in shown.items())
+        shown = {t: fs for t, fs in shown.items() if fs}
+        if not shown:
+            continue
         console.print(Text(stage.value.upper(), style="bold underline"))
-        for target, findings in grouped[stage].items():
+        for target, findings in shown.items():
             console.print(Text(f"  {target}", style="bold"))
             roots = {f.blocked_by for f in findings}
             if not verbose and len(findings) > 2 and len(roots) == 1 and None not in roots:
@@ -110,10 +116,18 @@ def render_terminal(report: RunReport, console: Console, verbose: bool = False,
             subject = f" {ch['subject']}" if ch.get("subject") else ""
             console.print(f"  {ch['check']} {ch['target']}{subject}: {ch['before'] or 'new'} → {ch['after'] or 'gone'}")
         console.print()
+    if hidden:
+        console.print(Text(f"({hidden} checks not applicable here are not shown; -v shows them)", style="dim"))
     style = "bold red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "bold green"
     console.print(Text(summary_line(report), style=style), soft_wrap=True)
     if report.run_dir:
         console.print(Text(f"run log: {report.run_dir}", style="dim"))
+
+
+def _not_applicable(f: Finding) -> bool:
+    """A skip that no broken dependency caused: the check does not apply to this target (RW409 in a VF
+    guest, a BIOS setting judged on the host's BMC instead)."""
+    return f.status is Status.SKIP and f.blocked_by is None
 
 
 def _render_finding(report: RunReport, f: Finding, console: Console, verbose: bool) -> None:

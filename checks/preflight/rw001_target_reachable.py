@@ -5,8 +5,9 @@ What it checks
     hosts, the vSphere API for vCenter, netmiko (SSH) for switches, Redfish (HTTPS) for BMCs.
     Connected is a pass. Otherwise the finding says which of the distinct causes it was: the name
     does not resolve (DNS), the connection was refused, it timed out, there is no route, the
-    credentials were rejected, the SSH host key is unknown, the SSH host key CHANGED, or the far end
-    does not speak the expected protocol.
+    credentials were rejected, the SSH host key is unknown, the SSH host key CHANGED, an HTTPS
+    peer's (BMC, vCenter) TLS certificate does not verify, or the far end does not speak the expected
+    protocol.
 
 Why it matters
     Every other check on the target reads what this connection returns. An unreachable target
@@ -25,6 +26,9 @@ How to fix by hand
     host key CHANGED:  find out why first (reinstalled host? another machine on that address? an
                        interception?); only when it is explained:
                        ssh-keygen -R <address>; ssh-keyscan -p <port> <address> >> ~/.ssh/known_hosts
+    TLS (BMC/vCenter): give the CA that signed the certificate as `options: {ca_file: ca.pem}` on the
+                       target (openssl s_client -connect <address>:<port> -showcerts shows the
+                       chain); `options: {insecure: true}` turns verification off, with a warning
 
 Fix safety
     manual: the wizard never accepts or replaces a host key by itself and never turns host key
@@ -44,7 +48,7 @@ CHECK = Check(
     fix_hint="check address, port, credentials and known_hosts (ssh-keyscan after verifying the fingerprint)",
 )
 
-_DEFAULT_PORT = {"ssh": 22, "netmiko": 22, "vsphere": 443, "redfish": 443, "https": 443}
+_DEFAULT_PORT = {"ssh": 22, "netmiko": 22, "vsphere": 443, "vsphere-api": 443, "redfish": 443, "https": 443}
 
 
 def _host_port(conn: dict, facts: Facts) -> tuple[str, int]:
@@ -73,6 +77,24 @@ def _diagnosis(kind: str | None, conn: dict, facts: Facts) -> tuple[str, str]:
     if kind == "dns":
         return (f"cannot resolve {address} (DNS)",
                 f"getent hosts {address}  # fix the inventory address, or DNS / /etc/hosts")
+    if kind == "refused" and transport == "redfish":
+        return (f"connection to {address}:{port} refused",
+                f"nc -vz {address} {port}  # is the BMC's HTTPS (Redfish) service on, and the port right?")
+    if kind == "auth" and transport == "redfish":
+        return (f"authentication failed for {user}@{address}",
+                (f"curl -s --cacert <ca_file> -u {user} https://{address}:{port}/redfish/v1/Systems  "
+                 "# check the inventory user and its password reference"))
+    if kind == "refused" and transport == "vsphere-api":
+        return (f"connection to {address}:{port} refused",
+                f"nc -vz {address} {port}  # is vCenter's HTTPS (vSphere API, /sdk) on this port? The default is 443")
+    if kind == "auth" and transport == "vsphere-api":
+        return (f"authentication failed for {user}@{address}",
+                (f"log in to https://{address}/ui as {user} to check; then the inventory user and its password "
+                 "reference (the vSphere API needs a vCenter SSO user, e.g. administrator@vsphere.local)"))
+    if kind == "tls":
+        return (f"TLS certificate of {address}:{port} does not verify",
+                (f"openssl s_client -connect {address}:{port} -showcerts  # then give its CA as options.ca_file on "
+                 "this target (options.insecure: true turns verification off, with a warning)"))
     if kind == "refused":
         svc = ("start SSH on the ESXi host (vSphere Client > Configure > Services > SSH > Start, or DCUI)"
                if target and target.kind is TargetKind.ESXI else "systemctl enable --now sshd on the target")

@@ -51,6 +51,7 @@ class ConnectErrorKind(str, enum.Enum):
     HOSTKEY_CHANGED = "hostkey_changed"  # the host offers a key other than the one recorded
     UNREACHABLE = "unreachable"  # no route, or the connection dropped (host rebooting)
     PROTOCOL = "protocol"  # the peer speaks SSH badly, or not at all
+    TLS = "tls"  # HTTPS peer (BMC, vCenter) whose certificate does not verify: untrusted CA, wrong name, expired
 
 
 class TransportError(Exception):

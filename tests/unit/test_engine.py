@@ -214,10 +214,42 @@ def test_peer_facts_tell_a_vcenter_switch_and_host_about_the_others():
     bmc = Target(name="bmc-esx-01", kind=TargetKind.BMC, address="127.0.0.1", host="esx-01")
     peers = [host, metal, vc, sw, bmc]
     assert peer_facts(vc, peers) == {"inventory_hosts": {
-        "esx-01": {"pf_pci": "0000:3b:00.0", "vmnics": ["vmnic2", "vmnic3"], "vfs": [8, 7]}}}
+        "esx-01": {"pf_pci": "0000:3b:00.0", "vmnics": ["vmnic2", "vmnic3"], "vfs": [8, 7]}}, "inventory_vms": {}}
+    guest = Target(name="compute-01", kind=TargetKind.GUEST, address="127.0.0.1", host="esx-01", vm="vm-01")
+    assert peer_facts(vc, [*peers, guest])["inventory_vms"] == {"vm-01": {"host": "esx-01", "guest": "compute-01"}}
     assert peer_facts(sw, peers)["roce_ports"] == [
         {"port": "Ethernet1", "peer": "esx-01", "peer_kind": "esxi", "nic": "vmnic2"},
         {"port": "Ethernet2", "peer": "esx-01", "peer_kind": "esxi", "nic": "vmnic3"},
         {"port": "Ethernet9", "peer": "node-01", "peer_kind": "linux", "nic": "ens1f0np0"}]
     assert peer_facts(host, peers) == {"bmc_of_host": "bmc-esx-01"}
     assert peer_facts(metal, peers) == {"bmc_of_host": None}
+
+
+async def test_bmc_dependency_names_the_bmc_of_the_host():
+    """`bmc:RW103` on an ESXi host is RW103 on the bmc target whose `host` is that host: with BIOS
+    SR-IOV off there, the host's missing VFs and its guest's missing device name the BMC's finding."""
+    def sriov_global(facts: Facts, policy: Policy) -> list[Finding]:
+        return [Finding("RW103", Status.FAIL, "SriovGlobalEnable = Disabled")]
+
+    def vfs(facts: Facts, policy: Policy) -> list[Finding]:
+        return [Finding("RW215", Status.FAIL, "SR-IOV not active on vmnic2")]
+
+    def device(facts: Facts, policy: Policy) -> list[Finding]:
+        return [Finding("RW402", Status.FAIL, "no RDMA device")]
+
+    catalog = checks(
+        loaded("RW103", sriov_global, probes=(), kinds=TargetKind.BMC),
+        loaded("RW215", vfs, probes=(), depends_on=("bmc:RW103",)),
+        loaded("RW402", device, probes=(), depends_on=("host:RW215",), kinds=TargetKind.GUEST),
+    )
+    bmc = Target(name="bmc-esx-01", kind=TargetKind.BMC, address="127.0.0.1", host="esx-01")
+    g = Target(name="compute-01", kind=TargetKind.GUEST, address="127.0.0.1", host="esx-01", vm="compute-01")
+    transport = ReplayTransport({n: TargetRecording() for n in ("esx-01", "esx-02", "bmc-esx-01", "compute-01")})
+    report = await run_checks([esx("esx-01"), esx("esx-02"), bmc, g], catalog, transport, Policy())
+    by = {(f.check, f.target): f for f in report.findings}
+    assert by[("RW103", "bmc-esx-01")].status is Status.FAIL
+    for key in (("RW215", "esx-01"), ("RW402", "compute-01")):
+        assert by[key].status is Status.SKIP and by[key].blocked_by == ("RW103", "bmc-esx-01"), key
+        assert by[key].summary == "blocked by RW103 on bmc-esx-01"
+    # esx-02 has no bmc in the run: nothing to block on, its own failure stands
+    assert by[("RW215", "esx-02")].status is Status.FAIL and by[("RW215", "esx-02")].blocked_by is None
