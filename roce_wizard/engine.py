@@ -298,6 +298,7 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
             if f.target not in by_target and isinstance(f.details.get("host"), str):
                 host_of.setdefault(f.target, f.details["host"])
 
+    vcenter = next((t.name for t in by_target.values() if t.kind is TargetKind.VCENTER), None)
     # (code, target) -> (root cause, whether the root is a known failure rather than an unknown)
     memo: dict[tuple[str, str], tuple[tuple[str, str], bool] | None] = {}
 
@@ -335,6 +336,7 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
                    else {"": target_name, "host": host_of[target_name]})
         if target is not None:
             related["bmc"] = bmc_of.get(target.name)
+        related["vcenter"] = vcenter  # a setting judged on the vCenter itself (the VDS MTU)
         for dep in check.meta.depends_on:
             where, _, dep_code = dep.rpartition(":")
             dep_target = related.get(where)

@@ -203,7 +203,8 @@ class Check:
     probes: tuple[str, ...]  # fact kinds it reads (probe names == fact kinds)
     # codes whose failure makes this check unjudgeable: "RW201" on the same target, "host:RW215"
     # on the guest's ESXi host, "vm:RW304" on the guest's VM (a vCenter finding about that VM),
-    # "bmc:RW103" on the bmc target whose `host` is this ESXi/Linux host
+    # "bmc:RW103" on the bmc target whose `host` is this ESXi/Linux host, "vcenter:RW303" on the
+    # run's vCenter target (a setting of the vCenter itself, e.g. the VDS MTU)
     depends_on: tuple[str, ...] = ()
     reboot: RebootKind = RebootKind.NONE
     fix_hint: str = ""  # the fix-by-hand, one line; the docstring has the full text

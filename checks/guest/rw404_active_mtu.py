@@ -32,7 +32,8 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=("ibv_devinfo",),
     optional_probes=("rdma_link", "ibdev2netdev", "ip_json"),
-    depends_on=("RW403", "RW405"),  # a small netdev MTU is the cause, not a second fault
+    # a small netdev MTU (RW405) or VDS MTU (RW303) is the cause, not a second fault
+    depends_on=("RW403", "RW405", "vcenter:RW303"),
     fix_hint="raise every MTU on the path to >= 4200: netdev (RW405), VDS (RW303), switch (RW504)",
 )
 

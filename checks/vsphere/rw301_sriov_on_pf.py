@@ -60,7 +60,8 @@ CHECK = Check(
     probes=("vsphere_hosts",),
     # a PF without SR-IOV capability is the BIOS's to report first (SR-IOV Global: on the host's BMC,
     # or judged from the host's own evidence when no BMC is in the run)
-    depends_on=("RW103", "bmc:RW103"),
+    # the host side first: no VFs because of the BIOS, the firmware (RW205/206/208 via RW215) or the driver
+    depends_on=("RW103", "bmc:RW103", "RW215"),
     reboot=RebootKind.HOST,
     fix_hint="host > Configure > Hardware > PCI Devices > PF > Configure SR-IOV (pciPassthruSystem."
              "UpdatePassthruConfig), reboot the host",
