@@ -29,7 +29,7 @@ import fnmatch
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from roce_wizard.lab.proto import Ctx, Program, Reply
 
@@ -639,9 +639,10 @@ class _Halt(Exception):
     """A program took the machine down (reboot): nothing after it runs."""
 
 
-class _Sink:
-    def write(self, text: str) -> None:
-        raise NotImplementedError
+class _Sink(Protocol):
+    """Where a command's output goes: a buffer, a pipe, a file, /dev/null."""
+
+    def write(self, text: str) -> None: ...
 
 
 class _Buffer(_Sink):
