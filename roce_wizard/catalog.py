@@ -82,8 +82,10 @@ def load_file(path: Path) -> LoadedCheck:
         raise CatalogError(f"{path}: slug {meta.slug!r} is not kebab-case")
     doc = parse_doc(module.__doc__ or "", str(path))
     compare = getattr(module, "compare_targets", None)
+    plan_fix = getattr(module, "plan_fix", None)
     return LoadedCheck(meta=meta, evaluate=evaluate, doc=doc, path=str(path),
-                       compare=compare if callable(compare) else None)
+                       compare=compare if callable(compare) else None,
+                       plan_fix=plan_fix if callable(plan_fix) else None)
 
 
 def load_catalog(extra_dirs: Iterable[Path] = ()) -> dict[str, LoadedCheck]:

@@ -8,31 +8,50 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Status
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Status,
+    Step,
+)
 from roce_wizard.parsers.esxi import format_options_string, parse_options_string
-from roce_wizard.probes import rdma_device, roce_mst_device, short_pci
+from roce_wizard.probes import UnsafeValue, rdma_device, roce_mst_device, safe, short_pci
 
 __all__ = [
     "MLXCONFIG",
     "bad",
     "device_label",
     "excerpt",
+    "failing",
     "find_vib",
     "format_options_string",
     "good",
     "hca_section",
     "merged_params_fix",
     "mlx_device_name",
-    "mlxconfig_devices",
     "mlx_value",
+    "mlxconfig_devices",
+    "mlxconfig_set_step",
     "module_params",
     "nmlx5_vmnics",
     "params_details",
+    "params_fix_plan",
+    "params_set_command",
     "parse_int_list",
     "parse_options_string",
     "rdma_links",
     "roce_netdevs",
     "roce_ports",
+    "safe_datastore",
+    "safe_mlx_device",
+    "safe_vmnic",
     "skip",
     "version_tuple",
 ]
@@ -292,3 +311,146 @@ def roce_netdevs(facts: Facts) -> tuple[list[str], str | None]:
     if names:
         return names, None
     return [], "which interface carries RoCE needs the inventory's roce.netdev (or rdma link / ibdev2netdev output)"
+
+
+# ---------------------------------------------------------------------------- fix plans (ESXi)
+# plan_fix functions build shell lines from facts and policy: every value is validated first
+# (UnsafeValue when it does not fit), then quoted where the shell could read it.
+
+_PARAM_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_PARAM_VALUE = re.compile(r"^[A-Za-z0-9_.,:+-]{0,256}$")
+_VMNIC = re.compile(r"^vmnic\d{1,4}$")
+_MST_DEVICE = re.compile(r"^(?:/dev/mst/)?[A-Za-z0-9_.:-]{1,64}$")
+_DATASTORE = re.compile(r"^/vmfs/volumes/[A-Za-z0-9_. ()+:@-]+(?:/[A-Za-z0-9_. ()+:@-]+)*$")
+PARAMS_REBOOT_REASON = "nmlx5_core reads its parameters when the driver loads at boot"
+
+
+def failing(findings: list[Finding]) -> list[Finding]:
+    """The findings a fix is about (fail, or warn for warn-level checks)."""
+    return [f for f in findings if f.status in (Status.FAIL, Status.WARN)]
+
+
+def safe_vmnic(name: str) -> str:
+    return safe(name, _VMNIC)
+
+
+def safe_mlx_device(name: str) -> str:
+    """An mst device name (mt4119_pciconf1, /dev/mst/…) or a PCI address, validated for `mlxconfig -d`."""
+    return safe(name, _MST_DEVICE)
+
+
+def safe_datastore(path: str) -> str:
+    """A datastore folder (/vmfs/volumes/<name>/<dir>), validated and quoted; a glob may follow it."""
+    path = path.rstrip("/")
+    if len(path) > 200:
+        raise UnsafeValue(f"refusing to put {path!r} into a remote command")
+    return safe(path, _DATASTORE)
+
+
+def params_set_command(params: dict[str, str]) -> str:
+    """`esxcli system module parameters set -m nmlx5_core -p "<the whole string>"`, every key and value
+    validated (they come from the host's own parameter list and go inside double quotes)."""
+    for key, value in params.items():
+        if not _PARAM_KEY.match(key) or (value is not None and not _PARAM_VALUE.match(str(value))):
+            raise UnsafeValue(f"refusing to put nmlx5_core parameter {key}={value!r} into a remote command")
+    return PARAMS_SET.format(format_options_string(params))
+
+
+def params_fix_plan(check: Check, facts: Facts, policy: Policy, summary: str,
+                    changes: dict[str, str] | None = None) -> FixPlan | None:
+    """The plan every nmlx5_core params fix shares: write the ONE desired string (desired_params) whole.
+
+    None when the desired string is what is set already."""
+    before = module_params(facts)
+    after = desired_params(facts, policy, changes)
+    if after == before:
+        return None
+    return FixPlan(
+        check=check.code, target=facts.target_name, summary=summary,
+        steps=(Step("write the full nmlx5_core parameter string (-p replaces it whole: every key is kept)",
+                    params_set_command(after), before=format_options_string(before),
+                    after=format_options_string(after)),),
+        safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST, reboot_reason=PARAMS_REBOOT_REASON)
+
+
+def mlxconfig_set_step(device: str, sets: dict[str, Any], before: dict[str, Any], what: str) -> Step:
+    """ONE `mlxconfig -d DEV -y set K=V …` for everything wrong on a device (values are ints)."""
+    for key, value in sets.items():
+        if not _PARAM_KEY.match(key) or not isinstance(value, int):
+            raise UnsafeValue(f"refusing to put {key}={value!r} into a remote command")
+    args = " ".join(f"{k}={v}" for k, v in sets.items())
+    return Step(f"{what} on {device} (firmware configuration, applied at the next boot)",
+                f"{MLXCONFIG} -d {safe_mlx_device(device)} -y set {args}",
+                before=" ".join(f"{k}={before.get(k)}" for k in sets), after=args)
+
+
+# ---------------------------------------------------------------------------- fix plans (Linux guest / bare metal)
+# Settings a Linux fix changes at run time are lost at reboot unless persisted the way the guest's
+# own stack expects: NetworkManager profiles for MTU / addresses / pause, a systemd oneshot unit for
+# what no network manager knows (cma_roce_mode, the RoCE traffic class, mlnx_qos).
+
+_FIX_NETDEV = re.compile(r"^[A-Za-z0-9_.@-]{1,15}$")  # stricter than probes' _IFNAME: it goes into a grep pattern
+_FIX_RDMADEV = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+_NM_VALUE = re.compile(r"^[A-Za-z0-9_.,:/+-]{0,256}$")
+_UNIT_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}\.service$")
+UNIT_DIR = "/etc/systemd/system"
+
+
+def safe_netdev(name: str) -> str:
+    """A Linux netdev name, validated for a fix command (quoted when needed)."""
+    return safe(name, _FIX_NETDEV)
+
+
+def safe_rdmadev(name: str) -> str:
+    """An RDMA device name (mlx5_0), validated for a fix command."""
+    return safe(name, _FIX_RDMADEV)
+
+
+def nm_connection(netdev: str) -> str:
+    """Shell lines setting $c to the NetworkManager connection on `netdev`; they exit 1 with a message
+    when there is none (a netplan / ifcfg guest: persisting there is by hand)."""
+    safe_netdev(netdev)
+    pattern = ":" + netdev.replace(".", "\\.") + "$"
+    return (f"c=$(nmcli -t -f NAME,DEVICE con show | grep -e '{pattern}' | head -n 1 | cut -d: -f1); "
+            f'[ -n "$c" ] || {{ echo "no NetworkManager connection on {netdev}: persist it in netplan / ifcfg '
+            f'by hand" >&2; exit 1; }}')
+
+
+def nm_modify_step(netdev: str, settings: list[tuple[str, str]], what: str, before: str | None = None) -> Step:
+    """Persist `settings` (NetworkManager property, value) in the connection profile of `netdev`.
+
+    `nmcli con mod` changes the profile only (what applies at boot / on `con up`): the change that
+    is wanted now is a step of its own (ip / ethtool), so the link is not re-activated."""
+    args = []
+    for key, value in settings:
+        if not re.fullmatch(r"[+-]?[a-z0-9-]+\.[a-z0-9-]+", key) or not _NM_VALUE.match(value):
+            raise UnsafeValue(f"refusing to put {key}={value!r} into a remote command")
+        args.append(f"{key} {safe(value, _NM_VALUE) if value else chr(39) * 2}")
+    return Step(f"persist {what} in the NetworkManager profile of {netdev} (applies at every boot)",
+                f'{nm_connection(netdev)}; nmcli con mod "$c" {" ".join(args)}',
+                before=before, after=" ".join(f"{k} {v}" for k, v in settings))
+
+
+def boot_unit_steps(unit: str, description: str, commands: list[str], after: str = "openibd.service") -> tuple[Step, ...]:
+    """Write a systemd oneshot unit that runs `commands` at every boot, and enable it.
+
+    `commands` are ExecStart lines built from validated values only (a shell redirection goes
+    through `/bin/sh -c "…"`). Writing the unit again is harmless: the steps are idempotent."""
+    import shlex
+
+    if not _UNIT_NAME.match(unit):
+        raise UnsafeValue(f"refusing to name a unit {unit!r}")
+    for cmd in commands:
+        if "\n" in cmd or "'" in cmd:
+            raise UnsafeValue(f"refusing to put {cmd!r} into a unit file")
+    lines = ["[Unit]", f"Description={description}", f"After={after} network-online.target",
+             "Wants=network-online.target", "", "[Service]", "Type=oneshot", "RemainAfterExit=yes",
+             *(f"ExecStart={cmd}" for cmd in commands), "", "[Install]", "WantedBy=multi-user.target"]
+    path = f"{UNIT_DIR}/{unit}"
+    text = " ".join(shlex.quote(line) for line in lines)
+    return (
+        Step(f"write the boot hook {path} (a systemd oneshot unit)", f"printf '%s\\n' {text} > {path}",
+             before=None, after="; ".join(commands)),
+        Step(f"enable {unit} so it runs at every boot", f"systemctl daemon-reload && systemctl enable {unit}",
+             before=None, after="enabled"),
+    )

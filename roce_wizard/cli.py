@@ -11,11 +11,13 @@ import getpass
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from roce_wizard import __version__
 from roce_wizard.catalog import CatalogError, find, load_catalog, select
@@ -106,31 +108,20 @@ def _live_transports(kinds: set[TargetKind], *, known_hosts: Path | None, trust_
     return out, unavailable
 
 
-@app.command()
-def doctor(
-    inventory: Annotated[Path, typer.Option("-i", "--inventory", help="Inventory YAML.")] = Path("inventory.yaml"),
-    playbook: Annotated[str, typer.Option(help="vsphere-sriov, baremetal, or a playbook file.")] = "vsphere-sriov",
-    select_: Annotated[list[str] | None, typer.Option("--select", help="Codes, code prefixes or slugs (comma list).")] = None,
-    skip: Annotated[list[str] | None, typer.Option("--skip", help="Codes, code prefixes or slugs to leave out.")] = None,
-    stage: Annotated[list[str] | None, typer.Option("--stage", help="Only these stages (comma list).")] = None,
-    host: Annotated[list[str] | None, typer.Option("--host", help="Only these targets (names or globs).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON result (schema version 1).")] = False,
-    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Observed vs expected and the evidence.")] = False,
-    since_last: Annotated[bool, typer.Option("--since-last", help="Also show what changed since the previous run.")] = False,
-    replay: Annotated[Path | None, typer.Option(help="Answer from recorded outputs (file or run dir), not live hosts.")] = None,
-    known_hosts: Annotated[Path | None, typer.Option(help="known_hosts file (default ~/.ssh/known_hosts).")] = None,
-    trust_on_first_use: Annotated[bool, typer.Option("--trust-on-first-use", help="Accept and record unknown host keys (changed keys are still refused).")] = False,
-    concurrency: Annotated[int, typer.Option(help="Targets worked on at once; also bounds concurrent connects.")] = 32,
-    timeout: Annotated[float, typer.Option(help="Per-command timeout, seconds.")] = 60.0,
-    connect_timeout: Annotated[float, typer.Option(help="Connect timeout, seconds.")] = 10.0,
-    checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
-) -> None:
-    """Run the checks on every target of the inventory and report, by stage and target."""
-    from roce_wizard.engine import run_checks  # noqa: PLC0415
+@dataclass
+class _Setup:
+    targets: list[Target]
+    chosen: dict[str, Any]
+    stage_of: dict[str, Stage]
+    policy: Policy
+    playbook: str
+
+
+def _setup(inventory: Path, playbook: str, select_: list[str] | None, skip: list[str] | None,
+           stage: list[str] | None, host: list[str] | None, checks_dir: list[Path] | None) -> _Setup:
+    """Inventory, playbook, catalog and selections as doctor and fix both read them (exit 2 on errors)."""
     from roce_wizard.inventory import InventoryError, load_inventory  # noqa: PLC0415
     from roce_wizard.playbook import PlaybookError, load_playbook  # noqa: PLC0415
-    from roce_wizard.report import render_terminal, to_json_dict  # noqa: PLC0415
-    from roce_wizard.runlog import RunLog, diff_results, previous_results  # noqa: PLC0415
 
     try:
         inv = load_inventory(inventory)
@@ -140,7 +131,6 @@ def doctor(
         book = load_playbook(playbook)
     except PlaybookError as exc:
         raise _err(str(exc)) from None
-    console = Console(stderr=as_json)
     for warning in inv.warnings:
         Console(stderr=True).print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
 
@@ -169,6 +159,36 @@ def doctor(
     except InventoryError as exc:
         raise _err(str(exc)) from None
     policy = inv.policy if book.policy == {} else Policy(**{**book.policy, **inv.policy.to_dict()})
+    return _Setup(targets, chosen, stage_of, policy, book.name)
+
+
+@app.command()
+def doctor(
+    inventory: Annotated[Path, typer.Option("-i", "--inventory", help="Inventory YAML.")] = Path("inventory.yaml"),
+    playbook: Annotated[str, typer.Option(help="vsphere-sriov, baremetal, or a playbook file.")] = "vsphere-sriov",
+    select_: Annotated[list[str] | None, typer.Option("--select", help="Codes, code prefixes or slugs (comma list).")] = None,
+    skip: Annotated[list[str] | None, typer.Option("--skip", help="Codes, code prefixes or slugs to leave out.")] = None,
+    stage: Annotated[list[str] | None, typer.Option("--stage", help="Only these stages (comma list).")] = None,
+    host: Annotated[list[str] | None, typer.Option("--host", help="Only these targets (names or globs).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON result (schema version 1).")] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Observed vs expected and the evidence.")] = False,
+    since_last: Annotated[bool, typer.Option("--since-last", help="Also show what changed since the previous run.")] = False,
+    replay: Annotated[Path | None, typer.Option(help="Answer from recorded outputs (file or run dir), not live hosts.")] = None,
+    known_hosts: Annotated[Path | None, typer.Option(help="known_hosts file (default ~/.ssh/known_hosts).")] = None,
+    trust_on_first_use: Annotated[bool, typer.Option("--trust-on-first-use", help="Accept and record unknown host keys (changed keys are still refused).")] = False,
+    concurrency: Annotated[int, typer.Option(help="Targets worked on at once; also bounds concurrent connects.")] = 32,
+    timeout: Annotated[float, typer.Option(help="Per-command timeout, seconds.")] = 60.0,
+    connect_timeout: Annotated[float, typer.Option(help="Connect timeout, seconds.")] = 10.0,
+    checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
+) -> None:
+    """Run the checks on every target of the inventory and report, by stage and target."""
+    from roce_wizard.engine import run_checks  # noqa: PLC0415
+    from roce_wizard.report import render_terminal, to_json_dict  # noqa: PLC0415
+    from roce_wizard.runlog import RunLog, diff_results, previous_results  # noqa: PLC0415
+
+    setup = _setup(inventory, playbook, select_, skip, stage, host, checks_dir)
+    targets, chosen, stage_of, policy = setup.targets, setup.chosen, setup.stage_of, setup.policy
+    console = Console(stderr=as_json)
     runlog = RunLog.create(kind="doctor")
 
     if replay is not None:
@@ -188,7 +208,7 @@ def doctor(
             targets = [t for t in targets if t.kind.value not in unavailable]
     if not targets:
         raise _err(f"no target to check in {inventory}")
-    runlog.event("inventory", path=str(inventory), targets=[t.name for t in targets], playbook=book.name,
+    runlog.event("inventory", path=str(inventory), targets=[t.name for t in targets], playbook=setup.playbook,
                  checks=list(chosen), policy=policy.to_dict())
     report = asyncio.run(run_checks(targets, chosen, transport, policy, stage_of=stage_of, runlog=runlog,
                                     concurrency=concurrency, command_timeout=timeout))
@@ -211,6 +231,120 @@ def doctor(
 
 
 @app.command()
+def fix(
+    inventory: Annotated[Path, typer.Option("-i", "--inventory", help="Inventory YAML.")] = Path("inventory.yaml"),
+    playbook: Annotated[str, typer.Option(help="vsphere-sriov, baremetal, or a playbook file.")] = "vsphere-sriov",
+    select_: Annotated[list[str] | None, typer.Option("--select", help="Only fix these checks (codes, prefixes, slugs).")] = None,
+    skip: Annotated[list[str] | None, typer.Option("--skip", help="Leave these checks alone.")] = None,
+    stage: Annotated[list[str] | None, typer.Option("--stage", help="Only these stages (comma list).")] = None,
+    host: Annotated[list[str] | None, typer.Option("--host", help="Only these targets (names, ranges, globs).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the plan and stop.")] = False,
+    allow_disruptive: Annotated[bool, typer.Option("--allow-disruptive", help="Also apply disruptive fixes "
+                                                   "(firmware, driver, module parameters: they need a reboot).")] = False,
+    known_hosts: Annotated[Path | None, typer.Option(help="known_hosts file (default ~/.ssh/known_hosts).")] = None,
+    concurrency: Annotated[int, typer.Option(help="Targets worked on at once.")] = 32,
+    timeout: Annotated[float, typer.Option(help="Per-command timeout, seconds.")] = 120.0,
+    connect_timeout: Annotated[float, typer.Option(help="Connect timeout, seconds.")] = 10.0,
+    checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
+) -> None:
+    """Preview, then apply, the fixes for what doctor finds; re-verify. Preview only unless confirmed.
+
+    Safe fixes apply by default; disruptive ones only with --allow-disruptive; manual ones are shown and
+    never run. Changes that wait for a reboot are listed per host with their reason (reboot
+    orchestration, --reboot, is not built yet)."""
+    from roce_wizard.engine import run_checks  # noqa: PLC0415
+    from roce_wizard.fixes import apply_plans, plan_fixes  # noqa: PLC0415
+    from roce_wizard.model import Safety  # noqa: PLC0415
+    from roce_wizard.report import summary_line  # noqa: PLC0415
+    from roce_wizard.runlog import RunLog  # noqa: PLC0415
+
+    setup = _setup(inventory, playbook, select_, skip, stage, host, checks_dir)
+    console = Console()
+    runlog = RunLog.create(kind="fix")
+
+    def transports() -> Any:
+        out, unavailable = _live_transports(
+            {t.kind for t in setup.targets}, known_hosts=known_hosts, trust_on_first_use=False,
+            concurrency=concurrency, connect_timeout=connect_timeout, timeout=timeout, run_dir=runlog.path)
+        return out, unavailable
+
+    live, unavailable = transports()
+    targets = [t for t in setup.targets if t.kind.value not in unavailable]
+    report = asyncio.run(run_checks(targets, setup.chosen, live, setup.policy, stage_of=setup.stage_of,
+                                    runlog=runlog, concurrency=concurrency, command_timeout=timeout))
+    allow = {Safety.SAFE} | ({Safety.DISRUPTIVE} if allow_disruptive else set())
+    planned, errors = plan_fixes(report, setup.policy, allow)
+    for error in errors:
+        Console(stderr=True).print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+    if not planned:
+        console.print(f"nothing to fix: {summary_line(report)}", highlight=False)
+        runlog.close()
+        raise typer.Exit(int(report.exit_code))
+
+    console.print("[bold underline]Fix plan[/]", highlight=False)
+    for target in dict.fromkeys(p.target.name for p in planned):
+        console.print(f"  [bold]{target}[/]", highlight=False)
+        for item in (p for p in planned if p.target.name == target):
+            plan = item.plan
+            state = ("will run" if item.allowed else
+                     f"waits for {', '.join(item.waits_for)}" if item.waits_for else
+                     "manual: shown, not run" if plan.safety is Safety.MANUAL else
+                     f"{plan.safety.value}: needs --allow-disruptive")
+            reboot = "" if plan.reboot.value == "none" else f", reboot: {plan.reboot.value}"
+            console.print(f"    {plan.check} {escape(plan.summary)}  [dim]\\[{plan.safety.value}{reboot}; {state}][/]",
+                          highlight=False, soft_wrap=True)
+            for step in plan.steps:
+                console.print(f"        $ {step.command}", highlight=False, markup=False, soft_wrap=True)
+                if step.before is not None or step.after is not None:
+                    console.print(f"          before: {step.before}", highlight=False, markup=False, soft_wrap=True)
+                    console.print(f"          after:  {step.after}", highlight=False, markup=False, soft_wrap=True)
+    runnable = [p for p in planned if p.allowed]
+    console.print(f"{len(runnable)} of {len(planned)} fixes would run "
+                  f"({sum(len(p.plan.steps) for p in runnable)} steps).", highlight=False)
+    if dry_run or not runnable:
+        runlog.close()
+        raise typer.Exit(0)
+    if not yes:
+        if not sys.stdin.isatty():
+            console.print("preview only: re-run with --yes to apply.", highlight=False)
+            runlog.close()
+            raise typer.Exit(0)
+        if not typer.confirm("Apply these fixes?", default=False):
+            runlog.close()
+            raise typer.Exit(0)
+
+    live, _ = transports()
+
+    def show(step) -> None:  # noqa: ANN001
+        mark = "[green]✓[/]" if step.ok else "[red]✗[/]"
+        console.print(f"  {mark} {step.target} {step.check}: {step.command}", highlight=False, soft_wrap=True)
+        if not step.ok:
+            console.print(f"      {step.output.strip()[-400:]}", highlight=False, markup=False, soft_wrap=True)
+
+    result = asyncio.run(apply_plans(planned, live, runlog=runlog, command_timeout=timeout, on_step=show))
+    for error in result.errors:
+        Console(stderr=True).print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+    live, _ = transports()
+    touched = {r.target for r in result.results}
+    again = asyncio.run(run_checks([t for t in targets if t.name in touched], setup.chosen, live, setup.policy,
+                                   stage_of=setup.stage_of, runlog=runlog, concurrency=concurrency,
+                                   command_timeout=timeout))
+    console.print(f"re-verified {len(touched)} target(s): {summary_line(again)}", highlight=False)
+    pending = result.pending_reboots
+    if pending:
+        console.print("[bold]Waiting for a reboot[/] (reboot these hosts, then run `roce-wizard doctor`):",
+                      highlight=False)
+        for name, items in pending.items():
+            kinds = sorted({k.value for _, k, _ in items})
+            reasons = "; ".join(f"{c}: {r}" if r else c for c, _, r in items)
+            console.print(f"  {name}: {', '.join(kinds)} — {reasons}", highlight=False, soft_wrap=True)
+    runlog.close()
+    failed = any(not r.ok for r in result.results) or result.errors
+    raise typer.Exit(int(ExitCode.FAILED) if failed else int(again.exit_code))
+
+
+@app.command()
 def analyze(
     paths: Annotated[list[Path], typer.Argument(help="Files, directories, run dirs or support bundles.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print {files: [{path, kind, facts, findings}]}.")] = False,
@@ -218,8 +352,6 @@ def analyze(
     checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
 ) -> None:
     """Judge pasted tool outputs offline: detect the tool, parse, run every check the facts allow."""
-    from rich.markup import escape  # noqa: PLC0415
-
     from roce_wizard.analyze import analyze_paths, exit_code_of  # noqa: PLC0415
     from roce_wizard.report import STYLE, SYMBOL  # noqa: PLC0415
 

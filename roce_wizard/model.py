@@ -309,6 +309,33 @@ Evaluate = Callable[[Facts, Policy], list[Finding]]
 
 
 @dataclass(frozen=True)
+class Step:
+    """One exact action of a fix: a command the engine runs on the target through its transport."""
+
+    description: str
+    command: str  # a shell line for SSH targets (validated/quoted values only)
+    before: str | None = None  # the value as it is now (shown in the preview)
+    after: str | None = None  # the value the step writes
+
+
+@dataclass(frozen=True)
+class FixPlan:
+    """What `plan_fix(facts, policy)` returns when a check is not compliant (None when it is)."""
+
+    check: str
+    target: str
+    summary: str
+    steps: tuple[Step, ...]
+    safety: Safety
+    reboot: RebootKind  # what must happen before the change takes effect
+    reboot_reason: str = ""
+    needs: tuple[str, ...] = ()  # check codes that must be in effect first (RW205 needs RW201 + a reboot)
+
+
+PlanFix = Callable[[Facts, Policy], "FixPlan | None"]
+
+
+@dataclass(frozen=True)
 class LoadedCheck:
     """A check module as the catalog loaded it."""
 
@@ -320,6 +347,7 @@ class LoadedCheck:
     # GID index must agree across nodes); a module opts in by defining `compare_targets`
     # called as compare(own findings, every finding of the run)
     compare: Callable[[list[Finding], list[Finding]], list[Finding]] | None = None
+    plan_fix: Callable[[Facts, Policy], FixPlan | None] | None = None  # None: not fixable by the tool
 
     @property
     def code(self) -> str:

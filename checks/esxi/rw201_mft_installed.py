@@ -19,11 +19,26 @@ How to fix by hand
     install (RW204).
 
 Fix safety
-    disruptive: installs software with --force (-f) and needs a host reboot before the tools work.
+    disruptive: installs software with --force (-f) into the host image and needs a host reboot
+    before the tools work. The tool installs the missing VIBs from policy.vib_datastore
+    (MEL_bootbank_<name>_*.vib; exactly one file per VIB must match) and lists the host for reboot.
 """
 
-from roce_wizard.checkkit import bad, excerpt, find_vib, good
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, excerpt, failing, find_vib, good, safe_datastore
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW201",
@@ -64,3 +79,25 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     summary = f"mft {observed['mft']} and nmst {observed['nmst']} installed{note}"
     return [good(CHECK, facts, summary, observed=observed, expected=expected,
                  excerpt=excerpt(raw, r"^\s*(mft|nmst)\s", r"(^|,)(mft|nmst)(,|$)"))]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Install the missing VIB(s) from the shared datastore; they take effect at the next host reboot."""
+    try:
+        if not failing(evaluate(facts, policy)):
+            return None
+    except MissingFact:
+        return None
+    missing = [name for name in REQUIRED if find_vib(facts, name) is None]
+    folder = safe_datastore(policy.vib_datastore)
+    steps = tuple(
+        Step(f"install the {name} VIB from {policy.vib_datastore.rstrip('/')}",
+             f"esxcli software vib install -v {folder}/MEL_bootbank_{name}_*.vib -f",
+             before=f"{name} not installed", after=f"{name} installed (active after reboot)")
+        for name in missing
+    )
+    return FixPlan(check=CHECK.code, target=facts.target_name,
+                   summary=f"install {' and '.join(missing)} from {policy.vib_datastore.rstrip('/')}",
+                   steps=steps, safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
+                   reboot_reason="VIBs are loaded at boot: /opt/mellanox/bin and the mst driver work after a "
+                                 "host reboot (batch it with the nmlx5 driver install, RW204)")

@@ -18,13 +18,28 @@ How to fix by hand
     inventory's roce.pf_pci with `esxcli network nic list`.
 
 Fix safety
-    safe: starts the mst access driver; nothing on the adapter changes. No reboot.
+    safe: starts the mst access driver; nothing on the adapter changes. No reboot. Needs RW201 in
+    effect (the NMST VIB installed and the host rebooted). When mst runs but the RoCE card is not
+    among its devices the plan is manual (`mst restart`, then compare roce.pf_pci by hand).
 """
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, good
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, excerpt, failing, good
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW202",
@@ -112,3 +127,24 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                 excerpt=ev_devices, subject=card,
                 fix=f"{MST} restart\n{MST} status -vv  # still no {card}.x: check roce.pf_pci against "
                     "`esxcli network nic list`")]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """`mst start` when no device has an mst name; a manual `mst restart` when the card is missing."""
+    try:
+        if not failing(evaluate(facts, policy)):
+            return None
+    except MissingFact:
+        return None
+    devices = [d for d in facts.need("mst_status").get("devices", []) if d.get("mst")]
+    if not devices:
+        return FixPlan(check=CHECK.code, target=facts.target_name, summary="start mst (the mst access driver)",
+                       steps=(Step("start mst", f"{MST} start", before="mst not started",
+                                   after="mst devices listed"),),
+                       safety=Safety.SAFE, reboot=RebootKind.NONE, needs=("RW201",))
+    return FixPlan(check=CHECK.code, target=facts.target_name,
+                   summary="mst runs but does not list the RoCE card: restart it and compare roce.pf_pci with "
+                           "`esxcli network nic list` by hand",
+                   steps=(Step("restart mst (stable device names)", f"{MST} restart"),
+                          Step("look for the RoCE card", f"{MST} status -vv")),
+                   safety=Safety.MANUAL, reboot=RebootKind.NONE, needs=("RW201",))

@@ -21,13 +21,28 @@ How to fix by hand
 
 Fix safety
     disruptive: burns adapter flash; the card drops off the network until the firmware reset.
-    OEM cards (PSID not MT_*) refuse NVIDIA images: use the server vendor's firmware.
+    OEM cards (PSID not MT_*) refuse NVIDIA images: use the server vendor's firmware (the plan is
+    manual then). The tool runs `mlxfwmanager --online -u -d <pci> -f -y`; reboot kind fw-reset.
 """
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, good, skip, version_tuple
-from roce_wizard.model import Check, Facts, Finding, MissingFact, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, excerpt, failing, good, skip, version_tuple
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
+from roce_wizard.probes import safe
 
 CHECK = Check(
     code="RW203",
@@ -118,3 +133,41 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             findings.append(good(CHECK, facts, f"{name}: firmware {current} >= {minimum}", observed=observed,
                                  expected=expected, excerpt=ev, probes=(probe,), subject=label))
     return findings or [skip(CHECK, facts, "no adapter in the firmware query", probes=(probe,))]
+
+
+_PCI = re.compile(r"^[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Update the RoCE card's firmware online with mlxfwmanager; it runs after a firmware reset."""
+    try:
+        bad_findings = failing(evaluate(facts, policy))
+    except MissingFact:
+        return None
+    if not bad_findings:
+        return None
+    devices, _ = _devices(facts)
+    target_pci = _short_pci(facts.target.roce.pf_pci) if facts.target and facts.target.roce.pf_pci else None
+    steps, oem = [], []
+    for finding in bad_findings:
+        dev = next((d for d in devices if (d.get("pci") or d.get("psid") or d.get("device_type") or "adapter")
+                    == finding.subject), {})
+        pci = target_pci or (_short_pci(dev["pci"]) if dev.get("pci") else None)
+        if pci is None:
+            continue  # a pasted flint query names no PCI address: nothing exact to run
+        psid = dev.get("psid") or ""
+        if psid and not psid.upper().startswith("MT_"):
+            oem.append(psid)
+        observed = finding.observed or {}
+        steps.append(Step(f"update the firmware of {pci} from NVIDIA (online)",
+                          f"{MLX}/mlxfwmanager --online -u -d {safe(pci, _PCI)} -f -y",
+                          before=observed.get("fw_current"), after=observed.get("fw_available") or "latest"))
+    if not steps:
+        return None
+    manual = bool(oem)
+    summary = ("OEM card (PSID " + ", ".join(oem) + "): use the server vendor's firmware" if manual
+               else "update the adapter firmware (mlxfwmanager --online)")
+    return FixPlan(check=CHECK.code, target=facts.target_name, summary=summary, steps=tuple(steps),
+                   safety=Safety.MANUAL if manual else Safety.DISRUPTIVE, reboot=RebootKind.FW_RESET,
+                   reboot_reason="new firmware runs after a firmware reset / power cycle of the host",
+                   needs=("RW201", "RW202"))

@@ -18,11 +18,26 @@ How to fix by hand
 
 Fix safety
     disruptive: replaces the NIC driver of every ConnectX port on the host, including service
-    ports; takes effect at the next host reboot.
+    ports; takes effect at the next host reboot. The tool installs the offline bundle
+    policy.vib_datastore/Mellanox-nmlx5_*.zip (exactly one file must match) and lists the host for
+    reboot (batched with MFT/NMST, RW201).
 """
 
-from roce_wizard.checkkit import bad, excerpt, find_vib, good, version_tuple
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, excerpt, failing, find_vib, good, safe_datastore, version_tuple
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW204",
@@ -63,3 +78,22 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                     expected=expected, excerpt=ev, fix=fix)]
     return [good(CHECK, facts, f"nmlx5-core {version} ({kind}) >= {minimum}", observed=observed,
                  expected=expected, excerpt=ev)]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Install the nmlx5 offline bundle from the shared datastore; the new driver loads at the next boot."""
+    try:
+        if not failing(evaluate(facts, policy)):
+            return None
+    except MissingFact:
+        return None
+    core = find_vib(facts, "nmlx5-core")
+    folder = safe_datastore(policy.vib_datastore)
+    step = Step(f"install the nmlx5 offline bundle (>= {policy.min_nmlx5_version})",
+                f"esxcli software vib install -d {folder}/Mellanox-nmlx5_*.zip",
+                before=f"nmlx5-core {core.get('version')}" if core else "nmlx5-core not installed",
+                after=f"nmlx5-core from {policy.vib_datastore.rstrip('/')}/Mellanox-nmlx5_*.zip (active after reboot)")
+    return FixPlan(check=CHECK.code, target=facts.target_name,
+                   summary=f"install the nmlx5 driver bundle >= {policy.min_nmlx5_version}", steps=(step,),
+                   safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
+                   reboot_reason="the new nmlx5 driver loads at the next boot (batch with RW201's VIBs)")

@@ -16,13 +16,38 @@ How to fix by hand
     then reboot the host (the value stays in "Next Boot" until then).
 
 Fix safety
-    disruptive: writes adapter firmware configuration; takes effect at the next host reboot.
+    disruptive: writes adapter firmware configuration; takes effect at the next host reboot. The tool
+    runs ONE `mlxconfig -d <dev> -y set …` per device for everything this check found wrong; needs
+    RW201 and RW202 (the tools and the mst device). A value already set for next boot plans nothing
+    (the reboot is RW214's).
 """
 
 import re
 
-from roce_wizard.checkkit import MLXCONFIG, bad, excerpt, good, mlx_device_name, mlx_value, mlxconfig_devices, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import (
+    MLXCONFIG,
+    bad,
+    excerpt,
+    good,
+    mlx_device_name,
+    mlx_value,
+    mlxconfig_devices,
+    mlxconfig_set_step,
+    skip,
+)
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW205",
@@ -87,3 +112,26 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             findings.append(good(CHECK, facts, f"{label}: {', '.join(ports)} ETH", observed=observed,
                                  expected={k: "ETH" for k in ports}, excerpt=ev, subject=label))
     return findings or [skip(CHECK, facts, "the mlxconfig query printed no LINK_TYPE_P* or SR-IOV keys to judge")]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """LINK_TYPE_Pn=2 (ETH) for every RoCE port whose next-boot link type is not ETH."""
+    try:
+        devices = mlxconfig_devices(facts)
+    except MissingFact:
+        return None
+    roce_ports = _roce_ports(facts)
+    steps = []
+    for device in devices:
+        keys = sorted(k for k in (device.get("params") or {}) if re.fullmatch(r"LINK_TYPE_P\d", k))
+        ports = [k for k in keys if roce_ports is None or int(k[-1]) in roce_ports] or keys
+        wrong = [k for k in ports if mlx_value(device, k, "next_boot") != "ETH"]
+        if wrong:
+            steps.append(mlxconfig_set_step(mlx_device_name(facts, device), {k: 2 for k in wrong},
+                                            {k: mlx_value(device, k, "next_boot") for k in wrong},
+                                            "set the RoCE ports to Ethernet"))
+    if not steps:
+        return None
+    return FixPlan(check=CHECK.code, target=facts.target_name, summary="set the RoCE ports to ETH (LINK_TYPE=2)",
+                   steps=tuple(steps), safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
+                   reboot_reason="firmware configuration (mlxconfig) is read at boot", needs=("RW201", "RW202"))

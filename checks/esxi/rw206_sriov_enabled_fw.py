@@ -14,11 +14,37 @@ How to fix by hand
     then reboot the host (the value stays in "Next Boot" until then).
 
 Fix safety
-    disruptive: writes adapter firmware configuration; takes effect at the next host reboot.
+    disruptive: writes adapter firmware configuration; takes effect at the next host reboot. The tool
+    runs ONE `mlxconfig -d <dev> -y set …` per device for everything this check found wrong; needs
+    RW201 and RW202 (the tools and the mst device). A value already set for next boot plans nothing
+    (the reboot is RW214's).
 """
 
-from roce_wizard.checkkit import MLXCONFIG, bad, device_label, excerpt, good, mlx_value, mlxconfig_devices, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import (
+    MLXCONFIG,
+    bad,
+    device_label,
+    excerpt,
+    good,
+    mlx_device_name,
+    mlx_value,
+    mlxconfig_devices,
+    mlxconfig_set_step,
+    skip,
+)
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW206",
@@ -62,3 +88,18 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             findings.append(good(CHECK, facts, f"SRIOV_EN is True on {label}", observed=observed, expected=True,
                                  excerpt=ev, subject=label))
     return findings
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """SRIOV_EN=1 on every device whose next-boot SRIOV_EN is False."""
+    try:
+        devices = mlxconfig_devices(facts)
+    except MissingFact:
+        return None
+    steps = [mlxconfig_set_step(mlx_device_name(facts, d), {"SRIOV_EN": 1}, {"SRIOV_EN": False}, "enable SR-IOV")
+             for d in devices if mlx_value(d, "SRIOV_EN", "next_boot") is False]
+    if not steps:
+        return None
+    return FixPlan(check=CHECK.code, target=facts.target_name, summary="enable SR-IOV in firmware (SRIOV_EN=1)",
+                   steps=tuple(steps), safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
+                   reboot_reason="firmware configuration (mlxconfig) is read at boot", needs=("RW201", "RW202"))

@@ -14,11 +14,36 @@ How to fix by hand
     then reboot the host (batch with the other mlxconfig changes of this stage).
 
 Fix safety
-    disruptive: writes adapter firmware configuration; takes effect at the next host reboot.
+    disruptive: writes adapter firmware configuration; takes effect at the next host reboot. The tool
+    runs ONE `mlxconfig -d <dev> -y set …` per device for everything this check found wrong; needs
+    RW201 and RW202 (the tools and the mst device). A value already set for next boot plans nothing
+    (the reboot is RW214's).
 """
 
-from roce_wizard.checkkit import MLXCONFIG, bad, excerpt, good, mlx_device_name, mlx_value, mlxconfig_devices, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import (
+    MLXCONFIG,
+    bad,
+    excerpt,
+    good,
+    mlx_device_name,
+    mlx_value,
+    mlxconfig_devices,
+    mlxconfig_set_step,
+    skip,
+)
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW207",
@@ -59,3 +84,21 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             findings.append(good(CHECK, facts, f"{label}: ADVANCED_PCI_SETTINGS is False", observed=observed,
                                  expected=False, excerpt=ev, subject=label))
     return findings or [skip(CHECK, facts, "the mlxconfig query printed no ADVANCED_PCI_SETTINGS")]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """ADVANCED_PCI_SETTINGS=0 on every device where it is not False for next boot."""
+    try:
+        devices = mlxconfig_devices(facts)
+    except MissingFact:
+        return None
+    steps = [mlxconfig_set_step(mlx_device_name(facts, d), {"ADVANCED_PCI_SETTINGS": 0},
+                                {"ADVANCED_PCI_SETTINGS": mlx_value(d, "ADVANCED_PCI_SETTINGS", "next_boot")},
+                                "turn ADVANCED_PCI_SETTINGS off")
+             for d in devices if "ADVANCED_PCI_SETTINGS" in (d.get("params") or {})
+             and mlx_value(d, "ADVANCED_PCI_SETTINGS", "next_boot") is not False]
+    if not steps:
+        return None
+    return FixPlan(check=CHECK.code, target=facts.target_name, summary="turn ADVANCED_PCI_SETTINGS off",
+                   steps=tuple(steps), safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
+                   reboot_reason="firmware configuration (mlxconfig) is read at boot", needs=("RW201", "RW202"))

@@ -28,6 +28,10 @@ How to fix by hand
 Fix safety
     disruptive: firmware configuration and driver parameters; both take effect at the next host
     reboot. A params string written without the other keys silently drops PFC, trust and ECN.
+    The tool raises NUM_OF_VFS to Σ+1 (and sets SRIOV_EN=1 when off) in ONE `mlxconfig -y set`,
+    and puts the inventory's VF counts into max_vfs by writing the one desired nmlx5_core string
+    (every other key kept); it never lowers max_vfs. Needs RW201 and RW202. Without a nic list
+    the max_vfs positions are unknown and only the firmware part is planned.
 """
 
 import re
@@ -35,19 +39,36 @@ import re
 from roce_wizard.checkkit import (
     MLXCONFIG,
     bad,
+    desired_params,
     excerpt,
+    failing,
     format_options_string,
     good,
     merged_params_fix,
     mlx_device_name,
     mlx_value,
     mlxconfig_devices,
+    mlxconfig_set_step,
     module_params,
     nmlx5_vmnics,
+    params_fix_plan,
     parse_int_list,
     skip,
 )
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW208",
@@ -179,6 +200,9 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         elif num is None and need:
             problems.append(f"NUM_OF_VFS is not set in firmware while {scope} ask for {total}")
             sets["NUM_OF_VFS"] = need + 1
+        # what plan_fix sets on this device (read back from the failing findings' details)
+        plan = {"mlxconfig_device": name, "mlxconfig_set": dict(sets),
+                "mlxconfig_before": {"NUM_OF_VFS": num, "SRIOV_EN": sriov}} if sets else {}
         mlx_fix = (f"{MLXCONFIG} -d {name} -y set " + " ".join(f"{k}={v}" for k, v in sets.items())
                    + "  # then reboot the host") if sets else None
 
@@ -189,7 +213,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                 fix += (f"\n# or lower max_vfs so that the card's entries sum to less than {num}; "
                         f"current string: {format_options_string(lowered)}")
             findings.append(bad(CHECK, facts, f"{label}: " + "; ".join(problems), observed=observed,
-                                expected=expected, evidence=evidence(), fix=fix, subject=label))
+                                expected=expected, evidence=evidence(), fix=fix, subject=label, details=plan))
         if differ or unknown:
             parts = [f"{v} has {'no entry' if h is None else h} (max_vfs position {order.index(v) + 1}), "
                      f"inventory wants {w}" for v, (h, w) in differ.items()]
@@ -202,7 +226,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             findings.append(bad(CHECK, facts, "max_vfs does not match the inventory: " + "; ".join(parts),
                                 observed={v: h for v, (h, _) in differ.items()} or {v: None for v in unknown},
                                 expected=wanted, evidence=evidence(), fix=fix,
-                                subject=",".join(wanted) or label))
+                                subject=",".join(wanted) or label, details=plan))
         if blind:
             fix = ("esxcli network nic list  # find the positions of " + ", ".join(blind) + "\n"
                    + merged_params_fix(facts, policy, {"max_vfs": "<one-entry-per-nmlx5_core-vmnic-in-PCI-order>"}))
@@ -210,7 +234,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                 fix += "\n" + mlx_fix
             findings.append(bad(CHECK, facts, "max_vfs is not set (the driver creates no VFs); the inventory wants "
                                 + ", ".join(f"{k}={v}" for k, v in blind.items()), observed=None,
-                                expected=blind, evidence=evidence(), fix=fix, subject=",".join(blind)))
+                                expected=blind, evidence=evidence(), fix=fix, subject=",".join(blind),
+                                details=plan))
         if not problems and not (differ or unknown or blind):
             if not total and not total_wanted:
                 summary = f"{label}: no VFs asked for on this card ({scope})"
@@ -219,3 +244,38 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             findings.append(good(CHECK, facts, summary, observed=observed, expected=expected,
                                  evidence=evidence(), subject=label))
     return findings or [skip(CHECK, facts, "the mlxconfig query printed neither NUM_OF_VFS nor SRIOV_EN")]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """ONE mlxconfig set per device (NUM_OF_VFS=Σ+1, SRIOV_EN=1) and, when max_vfs differs from the
+    inventory, the one desired nmlx5_core parameter string."""
+    try:
+        bad_findings = failing(evaluate(facts, policy))
+    except MissingFact:
+        return None
+    if not bad_findings:
+        return None
+    steps, seen = [], set()
+    for finding in bad_findings:
+        d = finding.details or {}
+        device = d.get("mlxconfig_device")
+        if device and device not in seen and d.get("mlxconfig_set"):
+            seen.add(device)
+            steps.append(mlxconfig_set_step(device, d["mlxconfig_set"], d.get("mlxconfig_before") or {},
+                                            "cover max_vfs in firmware"))
+    current = module_params(facts).get("max_vfs")
+    wanted = desired_params(facts, policy).get("max_vfs")
+    params = None
+    if wanted is not None and wanted != current:
+        params = params_fix_plan(CHECK, facts, policy, "")
+    if params is not None:
+        steps.extend(params.steps)
+    if not steps:
+        return None  # e.g. no nic list: the max_vfs positions are not known (see the finding)
+    parts = [s.after for s in steps if s.command.startswith(MLXCONFIG)]
+    if params is not None:
+        parts.append(f"max_vfs={wanted}")
+    return FixPlan(check=CHECK.code, target=facts.target_name, summary="VF counts: " + "; ".join(parts),
+                   steps=tuple(steps), safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
+                   reboot_reason="firmware configuration and nmlx5_core parameters are read at boot",
+                   needs=("RW201", "RW202"))

@@ -20,10 +20,32 @@ How to fix by hand
 Fix safety
     disruptive: driver parameters take effect at the next host reboot; a string written without
     the other keys loses max_vfs and PFC.
+    The tool writes the ONE desired nmlx5_core string (every policy key put right, every other key
+    such as max_vfs kept); the preview shows the full string before and after.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, merged_params_fix, module_params, params_details
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import (
+    bad,
+    excerpt,
+    failing,
+    good,
+    merged_params_fix,
+    module_params,
+    params_details,
+    params_fix_plan,
+)
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Severity,
+    Stage,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW210",
@@ -66,3 +88,13 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     changes = {"trust_state": str(want)}
     return [bad(CHECK, facts, summary, observed=observed, expected=str(want), excerpt=ev,
                 fix=merged_params_fix(facts, policy, changes), details=params_details(facts, policy, changes))]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Write the one desired nmlx5_core parameter string (before/after: the full strings)."""
+    try:
+        if not failing(evaluate(facts, policy)):
+            return None
+    except MissingFact:
+        return None
+    return params_fix_plan(CHECK, facts, policy, f"trust {policy.trust.upper()} (trust_state, full nmlx5_core string)")

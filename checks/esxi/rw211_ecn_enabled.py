@@ -20,10 +20,32 @@ How to fix by hand
 Fix safety
     disruptive: driver parameters take effect at the next host reboot; a string written without
     the other keys loses max_vfs, PFC and trust.
+    The tool writes the ONE desired nmlx5_core string (every policy key put right, every other key
+    such as max_vfs kept); the preview shows the full string before and after.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, merged_params_fix, module_params, params_details
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import (
+    bad,
+    excerpt,
+    failing,
+    good,
+    merged_params_fix,
+    module_params,
+    params_details,
+    params_fix_plan,
+)
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Severity,
+    Stage,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW211",
@@ -52,3 +74,13 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     return [bad(CHECK, facts, f"ecn={value}: ECN / DCQCN congestion control is off", observed=value,
                 expected="1", excerpt=ev, fix=merged_params_fix(facts, policy, changes),
                 details=params_details(facts, policy, changes))]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Write the one desired nmlx5_core parameter string (before/after: the full strings)."""
+    try:
+        if not failing(evaluate(facts, policy)):
+            return None
+    except MissingFact:
+        return None
+    return params_fix_plan(CHECK, facts, policy, "ecn=1 (full nmlx5_core string)")

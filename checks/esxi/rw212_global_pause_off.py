@@ -19,10 +19,28 @@ How to fix by hand
 
 Fix safety
     safe: takes effect immediately, no reboot; the link may renegotiate (a short blip).
+    The tool turns pause off (`pauseParams set -n vmnicN -r false -t false`) only on RoCE vmnics
+    of a host whose nmlx5_core has PFC (pfctx) set; without PFC there is nothing it runs here: the
+    fix follows from RW209 (PFC at driver load turns global pause off after the reboot), and
+    turning pause off first would leave the port with no flow control at all.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, module_params, skip
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, excerpt, failing, good, module_params, safe_vmnic, skip
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW212",
@@ -121,3 +139,29 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     if not findings:
         findings.append(skip(CHECK, facts, f"no NIC to judge ({source}: {', '.join(wanted or []) or 'none'})"))
     return findings
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Pause off on each RoCE vmnic that has it on, when PFC is set in nmlx5_core; None otherwise
+    (follows from RW209 and the reboot)."""
+    try:
+        bad_findings = failing(evaluate(facts, policy))
+    except MissingFact:
+        return None
+    if not bad_findings or not _pfc_configured(facts):
+        return None
+    steps = []
+    for finding in bad_findings:
+        name = finding.subject or ""
+        if "/" in name:
+            continue  # several hosts pasted into one file (analyze): not one target's vmnic
+        observed = finding.observed or {}
+        before = f"RX {'on' if observed.get('pause_rx') else 'off'}, TX {'on' if observed.get('pause_tx') else 'off'}"
+        steps.append(Step(f"turn global pause off on {name}",
+                          f"esxcli network nic pauseParams set -n {safe_vmnic(name)} -r false -t false",
+                          before=before, after="RX off, TX off"))
+    if not steps:
+        return None
+    return FixPlan(check=CHECK.code, target=facts.target_name,
+                   summary="global pause off on " + ", ".join(s.description.rsplit(" ", 1)[-1] for s in steps),
+                   steps=tuple(steps), safety=Safety.SAFE, reboot=RebootKind.NONE)

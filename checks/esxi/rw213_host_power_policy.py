@@ -16,10 +16,24 @@ How to fix by hand
 
 Fix safety
     safe: no reboot, no traffic impact; the host draws more power.
+    The tool runs the `advanced set` above; takes effect at once.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, excerpt, failing, good
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW213",
@@ -46,3 +60,19 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     shown = value if value not in (None, "") else "not readable"
     return [bad(CHECK, facts, f"CPU power policy is {shown}, not {WANT}", observed=value, expected=WANT,
                 excerpt=ev, fix=f'esxcli system settings advanced set -o /Power/CpuPolicy -s "{WANT}"')]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Set /Power/CpuPolicy to High Performance (at once, no reboot)."""
+    try:
+        bad_findings = failing(evaluate(facts, policy))
+    except MissingFact:
+        return None
+    if not bad_findings:
+        return None
+    before = bad_findings[0].observed
+    return FixPlan(check=CHECK.code, target=facts.target_name, summary=f"CPU power policy {WANT}",
+                   steps=(Step(f"set the CPU power policy to {WANT}",
+                               f'esxcli system settings advanced set -o /Power/CpuPolicy -s "{WANT}"',
+                               before=str(before) if before not in (None, "") else None, after=WANT),),
+                   safety=Safety.SAFE, reboot=RebootKind.NONE)

@@ -24,6 +24,8 @@ How to fix by hand
 
 Fix safety
     disruptive: the host goes down; batch all pending items into one reboot (DOMAIN §5).
+    No plan_fix: a reboot is not a change this check makes but the engine's orchestration (the
+    reboot ledger, maintenance mode, batches; DOMAIN §5); `fix --reboot` does it.
 """
 
 from roce_wizard.checkkit import bad, excerpt, good, skip

@@ -21,6 +21,8 @@ How to fix by hand
 
 Fix safety
     disruptive: a host reboot (maintenance mode first).
+    No plan_fix: the VFs follow from RW206 / RW208 (and RW301 on vSphere) plus the host reboot
+    the engine orchestrates; there is nothing to set here.
 """
 
 from roce_wizard.checkkit import bad, excerpt, good, module_params, nmlx5_vmnics, parse_int_list, skip
