@@ -43,9 +43,16 @@ def target_for(world: World, name: str) -> Target:
 
 
 def run_line(world: World, name: str, line: str) -> CommandResult:
+    """Run a command line the way the lab's sshd does: file writes (`echo 104 > /sys/…`, boot units under
+    /etc) reach the target through its write_file hook, unreadable files stay unreadable."""
     module = lab_esxi if name in world.hosts else lab_guest
+    write = getattr(module, "write_file", None)
+    errors = getattr(module, "file_errors", None)
     ctx = Ctx(world=world, target=name, files=module.files(world, name))
-    reply = shell.run(line, ctx, module.programs(world, name))
+    reply = shell.run(line, ctx, module.programs(world, name),
+                      write_file=(lambda p, c: write(world, name, p, c)) if write else None,
+                      reload_files=(lambda: module.files(world, name)) if write else None,
+                      unreadable=errors(world, name) if errors else None, esxi=name in world.hosts)
     return CommandResult(line, reply.stdout, reply.stderr, reply.exit, 0.0)
 
 

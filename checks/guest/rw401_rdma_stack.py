@@ -21,22 +21,33 @@ How to fix by hand
     (apt install rdma-core ibverbs-utils infiniband-diags perftest mlnx-tools)
 
 Fix safety
-    disruptive: installs kernel modules and restarts the RDMA driver; reboot the VM afterwards.
+    disruptive: installs kernel modules and restarts the RDMA driver; reboot the VM afterwards (a
+    bare-metal host: reboot the host). `roce-wizard fix` installs MLNX_OFED from the bundle the
+    inventory names (`options: {ofed_bundle: /path/MLNX_OFED_LINUX-<ver>-<distro>.tgz}` on the
+    target, or the unpacked directory): kernel-modules-extra on RHEL-family guests, unpack,
+    `mlnxofedinstall --force --add-kernel-support`, `/etc/init.d/openibd force-restart`. Without
+    `ofed_bundle` the plan is manual (shown, not run).
 """
 
-from roce_wizard.checkkit import bad, excerpt, good
+import re
+
+from roce_wizard.checkkit import bad, excerpt, failing, good
 from roce_wizard.model import (
     Check,
     Evidence,
     Facts,
     Finding,
+    FixPlan,
     Policy,
     RebootKind,
+    Safety,
     Severity,
     Stage,
     Status,
+    Step,
     TargetKind,
 )
+from roce_wizard.probes import safe
 
 CHECK = Check(
     code="RW401",
@@ -93,3 +104,43 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                     summary="cannot tell which RDMA stack is installed" + (f" ({reasons})" if reasons else ""),
                     expected="MLNX_OFED or rdma-core", evidence=[Evidence(probe="ofed_info")],
                     fix="run `ofed_info -s` and `command -v ibv_devinfo` on the target")]
+
+
+_DIR = re.compile(r"^/[A-Za-z0-9_.+/-]*$")
+_BUNDLE = re.compile(r"^/[A-Za-z0-9_.+/-]*MLNX_OFED_LINUX-[A-Za-z0-9_.+-]+?(?:\.tgz|\.tar\.gz)?/?$")
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Install MLNX_OFED from the inventory's bundle, restart openibd; reboot the VM (host). None when a
+    stack is there (or which one cannot be told)."""
+    if not failing(evaluate(facts, policy)):
+        return None
+    t = facts.target
+    bare = t is not None and t.kind is TargetKind.LINUX
+    reboot = RebootKind.HOST if bare else RebootKind.VM_REBOOT
+    why = ("the new kernel modules replace the running RDMA stack: reboot so every service starts on it")
+    bundle = str((t.options or {}).get("ofed_bundle") or "") if t is not None else ""
+    if not bundle:
+        return FixPlan(CHECK.code, facts.target_name, "install MLNX_OFED (the inventory names no bundle: "
+                       "set options.ofed_bundle on the target to run this)",
+                       steps=(Step("unpack the bundle", "tar xzf MLNX_OFED_LINUX-<version>-<distro>.tgz"),
+                              Step("install it", "cd MLNX_OFED_LINUX-<version>-<distro> && "
+                                   "./mlnxofedinstall --force --add-kernel-support"),
+                              Step("load the new stack", "/etc/init.d/openibd force-restart")),
+                       safety=Safety.MANUAL, reboot=reboot, reboot_reason=why)
+    path = bundle.rstrip("/")
+    is_tgz = path.endswith((".tgz", ".tar.gz"))
+    directory = re.sub(r"\.(tgz|tar\.gz)$", "", path)
+    parent = directory.rsplit("/", 1)[0] or "/"
+    quoted = safe(path, _BUNDLE)
+    steps = [Step("RHEL family: the kernel-modules-extra package mlnxofedinstall needs",
+                  "if [ -f /etc/redhat-release ]; then dnf install -y kernel-modules-extra; fi")]
+    if is_tgz:
+        steps.append(Step(f"unpack {path}", f"tar -xzf {quoted} -C {safe(parent, _DIR)}", after=directory))
+    steps += [Step(f"install MLNX_OFED from {directory}",
+                   f"cd {safe(directory, _BUNDLE)} && ./mlnxofedinstall --force --add-kernel-support",
+                   before="no RDMA stack", after=directory.rsplit("/", 1)[-1]),
+              Step("load the new RDMA stack now", "/etc/init.d/openibd force-restart")]
+    return FixPlan(CHECK.code, facts.target_name, f"install MLNX_OFED from {path} and load it",
+                   steps=tuple(steps), safety=Safety.DISRUPTIVE, reboot=reboot, reboot_reason=why)
+

@@ -19,7 +19,9 @@ How to fix by hand
     InfiniBand link layer: mlxconfig -d <pci> -y set LINK_TYPE_P1=2 (RW205/RW412), reboot the host.
 
 Fix safety
-    manual: the cause is elsewhere (vSphere VF assignment, host SR-IOV, driver install).
+    manual: the cause is elsewhere (vSphere VF assignment, host SR-IOV, driver install). No
+    plan_fix: it follows from RW304 (the VM's VF), RW215 (the host's VFs) and RW401 (the stack),
+    whose fixes bring the device; the link layer is RW205/RW412's.
 """
 
 from roce_wizard.checkkit import bad, excerpt, good, hca_section, rdma_links, skip

@@ -16,7 +16,8 @@ How to fix by hand
     for a guest: the VF's physical uplink on the host (`esxcli network nic list`) and the VDS (RW302).
 
 Fix safety
-    manual: cabling, switch and vSphere are outside the guest.
+    manual: cabling, switch and vSphere are outside the guest. No plan_fix: the port follows the
+    physical link (cable, transceiver, switch port, the VDS uplink), which the tool cannot set.
 """
 
 from roce_wizard.checkkit import bad, excerpt, good, hca_section, roce_ports, skip

@@ -17,7 +17,8 @@ How to fix by hand
     re-check with `ibv_devinfo -d <dev> | grep active_mtu`.
 
 Fix safety
-    safe: follows from RW405 / RW303 / RW504; nothing to change here.
+    safe: follows from RW405 / RW303 / RW504; nothing to change here. No plan_fix: the active MTU
+    follows the netdev MTU (RW405), the VDS MTU (RW303) and the switch MTU (RW504), whose fixes fix it.
 """
 
 from roce_wizard.checkkit import bad, excerpt, good, hca_section, roce_ports, skip

@@ -19,11 +19,26 @@ How to fix by hand
     carry 9000 (RW303).
 
 Fix safety
-    safe: takes effect at once; the link flaps briefly on some drivers.
+    safe: takes effect at once; the link flaps briefly on some drivers. `roce-wizard fix` sets the
+    MTU now (`ip link set`) and persists it in the netdev's NetworkManager profile
+    (`nmcli con mod <conn> 802-3-ethernet.mtu 9000`); a guest without NetworkManager fails that step
+    with a message (persist it in netplan / ifcfg by hand). A netdev that does not exist is manual.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, roce_netdevs, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, excerpt, failing, good, nm_modify_step, roce_netdevs, safe_netdev, skip
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW405",
@@ -68,3 +83,26 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             findings.append(bad(CHECK, facts, f"{name} MTU {mtu}, expected >= {policy.eth_mtu}", observed=mtu,
                                 expected=policy.eth_mtu, excerpt=ev, subject=name, fix=fix_for(name, policy.eth_mtu)))
     return findings
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """MTU now (ip link set) + persisted in NetworkManager, per failing netdev; None when compliant."""
+    bad_ones = [f for f in failing(evaluate(facts, policy)) if f.subject]
+    if not bad_ones:
+        return None
+    mtu = int(policy.eth_mtu)
+    missing = [f.subject for f in bad_ones if f.observed is None]
+    if missing:
+        return FixPlan(CHECK.code, facts.target_name, f"{', '.join(missing)} does not exist: find the RoCE netdev",
+                       steps=(Step("list the netdevs; set roce.netdev in the inventory to the ConnectX one",
+                                   "ip -br link; ibdev2netdev"),),
+                       safety=Safety.MANUAL, reboot=RebootKind.NONE)
+    steps: list[Step] = []
+    for f in bad_ones:
+        nd = f.subject
+        steps.append(Step(f"set the MTU of {nd} now", f"ip link set dev {safe_netdev(nd)} mtu {mtu}",
+                          before=f"mtu {f.observed}", after=f"mtu {mtu}"))
+        steps.append(nm_modify_step(nd, [("802-3-ethernet.mtu", str(mtu))], f"MTU {mtu}"))
+    names = ", ".join(f.subject for f in bad_ones)
+    return FixPlan(CHECK.code, facts.target_name, f"set MTU {mtu} on {names} and make it persistent",
+                   steps=tuple(steps), safety=Safety.SAFE, reboot=RebootKind.NONE)

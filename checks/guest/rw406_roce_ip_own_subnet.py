@@ -18,13 +18,30 @@ How to fix by hand
     On a clash: move the RoCE network (or the other interface) to a subnet of its own.
 
 Fix safety
-    safe when the address is new; changing an address in use drops the sessions that use it.
+    safe when the address is new: `roce-wizard fix` adds the inventory's roce.ip now (ip addr add)
+    and persists it in the netdev's NetworkManager profile (ipv4.method manual, ipv4.addresses).
+    disruptive when the netdev carries another address: it is replaced, which drops the sessions
+    that use it. manual (steps shown, never run) when the inventory gives no roce.ip, when that
+    address's subnet is used by another interface, or on a clash: which network moves is a
+    site decision.
 """
 
 import ipaddress
 
-from roce_wizard.checkkit import bad, good, roce_netdevs, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, failing, good, nm_modify_step, roce_netdevs, safe_netdev, skip
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW406",
@@ -112,3 +129,78 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         return [skip(CHECK, facts, f"cannot judge: {why}", expected="an IPv4 in a subnet of its own")]
     ifaces = {i.get("name"): i for i in facts.need("ip_json").get("interfaces", [])}
     return [_judge(facts, name, ifaces) for name in names]
+
+
+def _clashes(ifaces: dict, name: str, net: ipaddress.IPv4Network) -> list[tuple[str, ipaddress.IPv4Interface]]:
+    iface = ifaces.get(name) or {}
+    out = []
+    for other, oiface in ifaces.items():
+        if other in (name, "lo") or oiface.get("master") == name or iface.get("master") == other:
+            continue
+        out += [(other, a) for a in _v4(oiface.get("ipv4")) if not a.ip.is_loopback and a.network.overlaps(net)]
+    return out
+
+
+def _manual(facts: Facts, summary: str, steps: list[Step]) -> FixPlan:
+    return FixPlan(CHECK.code, facts.target_name, summary, steps=tuple(steps), safety=Safety.MANUAL,
+                   reboot=RebootKind.NONE)
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Add the inventory's roce.ip now + persist it; manual without roce.ip or on a subnet clash."""
+    bad_ones = [f for f in failing(evaluate(facts, policy)) if f.subject]
+    if not bad_ones:
+        return None
+    f = bad_ones[0]
+    name = f.subject
+    ifaces = {i.get("name"): i for i in facts.need("ip_json").get("interfaces", [])}
+    if name not in ifaces:
+        return _manual(facts, f"{name} does not exist: find the RoCE netdev",
+                       [Step("list the netdevs; set roce.netdev in the inventory to the ConnectX one",
+                             "ip -br link; ibdev2netdev")])
+    nd = safe_netdev(name)
+    mine = _v4(ifaces[name].get("ipv4"))
+    t = facts.target
+    want = None
+    if t is not None and t.roce.ip:
+        try:
+            want = ipaddress.IPv4Interface(t.roce.ip)
+        except ValueError:
+            want = None
+    if want is not None and "/" not in (t.roce.ip or ""):
+        # the inventory gave a bare address: keep the prefix the netdev has, else manual
+        same = next((a for a in mine if a.ip == want.ip), None)
+        want = same if same is not None else None
+    if isinstance(f.observed, dict) and f.observed.get("clashes"):
+        # the RoCE address is right (or the inventory does not say): the other interface's address moves
+        steps = []
+        for other, addr in _clashes(ifaces, name, ipaddress.IPv4Interface(f.observed["roce"]).network):
+            keep = [str(a) for a in _v4(ifaces[other].get("ipv4")) if a != addr]
+            steps.append(Step(f"remove {addr} from {other} now", f"ip addr del {addr} dev {safe_netdev(other)}",
+                              before=str(addr), after="-"))
+            steps.append(nm_modify_step(other, [("ipv4.addresses", ",".join(keep))], f"the addresses {', '.join(keep) or '-'}",
+                                        before=", ".join(str(a) for a in _v4(ifaces[other].get("ipv4")))))
+        return _manual(facts, f"{name}'s subnet is also used by {', '.join(sorted(f.observed['clashes']))}: move that "
+                       f"address off the RoCE subnet (shown), or move the RoCE network to a subnet of its own", steps)
+    if want is None:
+        return _manual(facts, f"{name} needs an IPv4 in a subnet of its own: the inventory gives no roce.ip",
+                       [Step(f"add the RoCE address to {name} (choose one in an unused subnet; put it in the "
+                             "inventory's roce.ip)", f"ip addr add <roce ip>/<prefix> dev {nd}"),
+                        Step("persist it", "nmcli con mod <conn> ipv4.method manual ipv4.addresses "
+                             "<roce ip>/<prefix>")])
+    clash = _clashes(ifaces, name, want.network)
+    steps: list[Step] = []
+    for old in mine:
+        steps.append(Step(f"remove {old} from {name} now (replaced by the inventory's {want})",
+                          f"ip addr del {old} dev {nd}", before=str(old), after="-"))
+    steps.append(Step(f"add {want} to {name} now", f"ip addr add {want} dev {nd}",
+                      before=", ".join(map(str, mine)) or "-", after=str(want)))
+    steps.append(nm_modify_step(name, [("ipv4.method", "manual"), ("ipv4.addresses", str(want))], f"address {want}",
+                                before=", ".join(map(str, mine)) or "-"))
+    if clash:
+        return _manual(facts, f"the inventory's {want} is in a subnet {', '.join(sorted({o for o, _ in clash}))} "
+                       "also uses: fix the inventory or move that interface first", steps)
+    safety = Safety.DISRUPTIVE if mine else Safety.SAFE
+    replaced = f" (replaces {', '.join(map(str, mine))}: sessions on it drop)" if mine else ""
+    return FixPlan(CHECK.code, facts.target_name, f"give {name} the inventory's {want}, now and at every boot"
+                   + replaced, steps=tuple(steps), safety=safety, reboot=RebootKind.NONE)

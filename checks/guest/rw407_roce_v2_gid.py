@@ -20,7 +20,8 @@ How to fix by hand
     and use it per node when it differs (UCX_IB_GID_INDEX=<idx>, NCCL_IB_GID_INDEX=<idx>, -x <idx>).
 
 Fix safety
-    manual: nothing to set here; the GID table follows the netdev's addresses.
+    manual: nothing to set here; the GID table follows the netdev's addresses. No plan_fix: the
+    RoCE v2 IPv4 GID appears when the netdev has its IPv4 (RW406's fix).
 """
 
 import ipaddress

@@ -21,13 +21,27 @@ How to fix by hand
      echo "RoCE v2" > /sys/kernel/config/rdma_cm/<dev>/ports/1/default_roce_mode)
 
 Fix safety
-    safe: affects new rdma_cm connections only; lost at reboot unless the boot hook is added.
+    safe: affects new rdma_cm connections only. `roce-wizard fix` sets it now and writes and enables
+    the boot hook /etc/systemd/system/roce-wizard-cma-roce-mode.service (a oneshot unit
+    After=openibd.service running the same cma_roce_mode command), so it survives reboots.
 """
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, good, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_rdmadev, skip
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 from roce_wizard.probes import rdma_device
 
 CHECK = Check(
@@ -66,3 +80,23 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                      excerpt=ev, subject=subject)]
     return [bad(CHECK, facts, f"rdma_cm default on {subject} is {mode}: rdma_cm applications use RoCE v1",
                 observed=mode, expected="RoCE v2", excerpt=ev, subject=subject, fix=fix_for(dev or "<dev>", port))]
+
+
+UNIT = "roce-wizard-cma-roce-mode.service"
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """cma_roce_mode -m 2 now + a systemd oneshot unit re-applying it at boot; None when compliant."""
+    bad_ones = failing(evaluate(facts, policy))
+    if not bad_ones:
+        return None
+    f = bad_ones[0]
+    dev, _, port = (f.subject or "").partition("/")
+    if not dev or dev == "<dev>":
+        return None  # no RDMA device known: nothing to aim the command at (RW402 says why)
+    cmd = f"/usr/sbin/cma_roce_mode -d {safe_rdmadev(dev)} -p {int(port or 1)} -m 2"
+    return FixPlan(CHECK.code, facts.target_name, f"rdma_cm default RoCE v2 on {f.subject}, now and at every boot",
+                   steps=(Step(f"set the rdma_cm default mode of {f.subject} to RoCE v2 now", cmd,
+                               before=str(f.observed), after="RoCE v2"),
+                          *boot_unit_steps(UNIT, f"roce-wizard RW408: rdma_cm default RoCE v2 on {dev}", [cmd])),
+                   safety=Safety.SAFE, reboot=RebootKind.NONE)

@@ -23,13 +23,28 @@ How to fix by hand
     push them via DCBX with firmware-controlled DCBX.
 
 Fix safety
-    safe: applies at once; traffic on the changed priorities may see a brief pause.
+    safe: applies at once; traffic on the changed priorities may see a brief pause. Bare metal only
+    (n/a in a VF guest: no plan). `roce-wizard fix` runs mlnx_qos now and writes and enables the boot
+    hook /etc/systemd/system/roce-wizard-qos.service (a oneshot unit After=openibd.service running the
+    same mlnx_qos commands), since mlnx_qos settings do not survive a reboot.
 """
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, good, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_netdev, skip
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW409",
@@ -98,3 +113,36 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     mapped = f", DSCP {policy.roce_dscp} -> priority {prio}{table_note}" if dscp_prio is not None else ""
     return [good(CHECK, facts, f"{label}: trust {trust}, PFC only on priority {prio}{mapped}", observed=observed,
                  expected=expected, excerpt=ev, subject=ifname, probes=("mlnx_qos",))]
+
+
+UNIT = "roce-wizard-qos.service"
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """mlnx_qos trust + PFC (+ dscp2prio when the table maps elsewhere) now, and a systemd oneshot unit
+    running the same at boot; None when compliant or n/a (VF guest)."""
+    bad_ones = failing(evaluate(facts, policy))
+    ifname = _interface(facts)
+    if not bad_ones or not ifname:
+        return None
+    f = bad_ones[0]
+    if policy.trust not in ("dscp", "pcp"):
+        raise ValueError(f"policy trust {policy.trust!r} is not dscp or pcp")
+    prio = int(policy.pfc_priority)
+    pfc = ",".join("1" if i == prio else "0" for i in range(8))
+    nd = safe_netdev(ifname)
+    cmds = [f"/usr/sbin/mlnx_qos -i {nd} --trust {policy.trust} --pfc {pfc}"]
+    obs = f.observed or {}
+    if policy.trust == "dscp" and obs.get("roce_dscp_priority") not in (None, prio):
+        # mlnx_qos refuses --trust and --dscp2prio in one call
+        cmds.append(f"/usr/sbin/mlnx_qos -i {nd} --dscp2prio set,{int(policy.roce_dscp)},{prio}")
+    before = f"trust {obs.get('trust')} pfc {','.join(map(str, obs.get('pfc') or [])) or '?'}"
+    steps = [Step(f"set trust {policy.trust} and PFC on priority {prio} on {ifname} now", cmds[0], before=before,
+                  after=f"trust {policy.trust} pfc {pfc}")]
+    if len(cmds) > 1:
+        steps.append(Step(f"map DSCP {policy.roce_dscp} to priority {prio} on {ifname} now", cmds[1],
+                          before=f"DSCP {policy.roce_dscp} -> priority {obs.get('roce_dscp_priority')}",
+                          after=f"DSCP {policy.roce_dscp} -> priority {prio}"))
+    steps += boot_unit_steps(UNIT, f"roce-wizard RW409: QoS of {ifname} (trust {policy.trust}, PFC {pfc})", cmds)
+    return FixPlan(CHECK.code, facts.target_name, f"{ifname}: trust {policy.trust}, PFC only on priority {prio}, "
+                   "now and at every boot", steps=tuple(steps), safety=Safety.SAFE, reboot=RebootKind.NONE)

@@ -15,11 +15,25 @@ How to fix by hand
     On mlx5, enabling PFC with mlnx_qos (RW409) also turns global pause off.
 
 Fix safety
-    safe: applies at once; the link may renegotiate briefly.
+    safe: applies at once; the link may renegotiate briefly. `roce-wizard fix` runs ethtool -A now
+    and persists it in the netdev's NetworkManager profile (ethtool.pause-rx/-tx off, NetworkManager
+    >= 1.32); a guest without NetworkManager fails that step with a message (persist by hand).
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, excerpt, failing, good, nm_modify_step, safe_netdev, skip
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW410",
@@ -51,3 +65,20 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                          "ethtool.pause-tx off (NetworkManager >= 1.32), or a udev / networkd-dispatcher hook"))]
     return [good(CHECK, facts, f"global pause off on {ifname}", observed=observed, expected=expected, excerpt=ev,
                  subject=ifname)]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """ethtool -A rx off tx off now + ethtool.pause-* off in NetworkManager; None when compliant."""
+    bad_ones = [f for f in failing(evaluate(facts, policy)) if f.subject and f.subject != "<if>"]
+    if not bad_ones:
+        return None
+    f = bad_ones[0]
+    nd = f.subject
+    on = {True: "on", False: "off", None: "?"}
+    before = f"rx {on[(f.observed or {}).get('rx')]} tx {on[(f.observed or {}).get('tx')]}"
+    return FixPlan(CHECK.code, facts.target_name, f"global pause off on {nd}, now and at every boot",
+                   steps=(Step(f"turn global pause off on {nd} now", f"ethtool -A {safe_netdev(nd)} rx off tx off",
+                               before=before, after="rx off tx off"),
+                          nm_modify_step(nd, [("ethtool.pause-rx", "off"), ("ethtool.pause-tx", "off")],
+                                         "global pause off")),
+                   safety=Safety.SAFE, reboot=RebootKind.NONE)

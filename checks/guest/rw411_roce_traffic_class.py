@@ -17,11 +17,25 @@ How to fix by hand
     fine too when every job sets UCX_IB_TRAFFIC_CLASS=104 (RW604).
 
 Fix safety
-    safe: affects new QPs only; lost at reboot unless the boot hook is added.
+    safe: affects new QPs only. `roce-wizard fix` writes roce_dscp << 2 now and writes and enables
+    the boot hook /etc/systemd/system/roce-wizard-traffic-class.service (a oneshot unit
+    After=openibd.service echoing the same value), so it survives reboots and driver restarts at boot.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_rdmadev, skip
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 from roce_wizard.probes import rdma_device
 
 CHECK = Check(
@@ -63,3 +77,24 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                 f"(tclass {want})", observed=observed, expected=want, excerpt=ev, subject=dev,
                 fix=(f"echo {want} > {path}  # not persistent: add it to a boot hook (systemd oneshot "
                      "After=openibd.service)"))]
+
+
+UNIT = "roce-wizard-traffic-class.service"
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """echo the policy's tclass now + a systemd oneshot unit writing it at boot; None when compliant."""
+    bad_ones = [f for f in failing(evaluate(facts, policy)) if f.subject and f.subject != "<dev>"]
+    if not bad_ones:
+        return None
+    f = bad_ones[0]
+    want = int(policy.traffic_class)
+    path = f"/sys/class/infiniband/{safe_rdmadev(f.subject)}/tc/1/traffic_class"
+    before = (f.observed or {}).get("traffic_class")
+    return FixPlan(CHECK.code, facts.target_name, f"default RoCE traffic class {want} (DSCP {policy.roce_dscp}) on "
+                   f"{f.subject}, now and at every boot",
+                   steps=(Step(f"set the default traffic class of {f.subject} now", f"echo {want} > {path}",
+                               before=str(before), after=str(want)),
+                          *boot_unit_steps(UNIT, f"roce-wizard RW411: RoCE traffic class {want} on {f.subject}",
+                                           [f'/bin/sh -c "echo {want} > {path}"'])),
+                   safety=Safety.SAFE, reboot=RebootKind.NONE)

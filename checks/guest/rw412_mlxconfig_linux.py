@@ -23,12 +23,29 @@ How to fix by hand
 
 Fix safety
     disruptive: writes adapter firmware configuration; takes effect after a host reboot / fw reset.
+    `roce-wizard fix` runs one `mlxconfig -d <pci> -y set …` with every wrong value (LINK_TYPE_P<n>=2,
+    SRIOV_EN=1, ADVANCED_PCI_SETTINGS=0, NUM_OF_VFS=<wanted>) and asks for a host reboot. A value
+    already right for Next Boot and only waiting for the reboot is no plan: the reboot ledger carries it.
 """
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, good, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, Status, TargetKind
+from roce_wizard.checkkit import bad, excerpt, failing, good, skip
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Status,
+    Step,
+    TargetKind,
+)
+from roce_wizard.probes import safe
 
 CHECK = Check(
     code="RW412",
@@ -158,3 +175,54 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                              "ADVANCED_PCI_SETTINGS, NUM_OF_VFS", expected="those parameters",
                              excerpt=excerpt(raw, r"Device")))
     return findings
+
+
+_PCI = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+
+
+def _sets(device: dict, t, wanted: int | None) -> tuple[dict[str, int], dict[str, object]]:
+    """(parameter -> value to write, parameter -> Next Boot now) for one device."""
+    sets: dict[str, int] = {}
+    before: dict[str, object] = {}
+    port = _port_of(t.roce.pf_pci) if t and t.roce.pf_pci else None
+    names = [f"LINK_TYPE_P{port}"] if port else sorted(
+        n for n in (device.get("params") or {}) if re.fullmatch(r"LINK_TYPE_P\d", n))
+    for name in names:
+        nb = _val(device, name)[0]
+        if nb is not None and nb != "ETH":
+            sets[name], before[name] = 2, nb
+    nb = _val(device, "SRIOV_EN")[0]
+    if nb is not None and nb is not True:
+        sets["SRIOV_EN"], before["SRIOV_EN"] = 1, nb
+    nb = _val(device, "ADVANCED_PCI_SETTINGS")[0]
+    if nb is not None and nb is not False:
+        sets["ADVANCED_PCI_SETTINGS"], before["ADVANCED_PCI_SETTINGS"] = 0, nb
+    nb = _val(device, "NUM_OF_VFS")[0]
+    if nb is not None and wanted is not None and (not isinstance(nb, int) or nb < wanted):
+        sets["NUM_OF_VFS"], before["NUM_OF_VFS"] = int(wanted), nb
+    return sets, before
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """One mlxconfig set per device with every wrong Next Boot value, then a host reboot; None when
+    compliant or when only a reboot is pending."""
+    if not failing(evaluate(facts, policy)):
+        return None
+    t = facts.target
+    wanted = sum(t.roce.vfs) if t and t.roce.vfs else None
+    steps = []
+    for device in facts.need("mlxconfig_query").get("devices", []):
+        pci = (t.roce.pf_pci if t and t.roce.pf_pci else None) or device.get("device")
+        sets, before = _sets(device, t, wanted)
+        if not sets or not pci or not _PCI.match(pci):
+            continue
+        args = " ".join(f"{k}={v}" for k, v in sets.items())
+        steps.append(Step(f"write the firmware configuration of {pci} (Next Boot values)",
+                          f"mlxconfig -d {safe(pci, _PCI)} -y set {args}",
+                          before=" ".join(f"{k}={v}" for k, v in before.items()), after=args))
+    if not steps:
+        return None
+    return FixPlan(CHECK.code, facts.target_name, "set the RoCE card's firmware configuration (Ethernet ports, "
+                   "SR-IOV, VF count)", steps=tuple(steps), safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
+                   reboot_reason="mlxconfig writes Next Boot values: a host reboot loads them (a warm reboot may "
+                   "not: mlxfwreset -d <pci> -y reset, or a power cycle)")

@@ -47,6 +47,7 @@ from roce_wizard.lab import faults as faults_mod
 from roce_wizard.lab import shell
 from roce_wizard.lab.faults import Fault
 from roce_wizard.lab.proto import Ctx, Program, Reply
+from roce_wizard.lab.guest import OFED_BUNDLE
 from roce_wizard.lab.world import EsxiHost, Guest, World
 
 log = logging.getLogger(__name__)
@@ -558,6 +559,8 @@ class Lab:
             else:
                 roce = {"pf_pci": ROCE_PF_PCI, **roce}
             entry["roce"] = roce
+            # where the operator keeps the MLNX_OFED bundle (RW401's fix installs it from there)
+            entry["options"] = {"ofed_bundle": f"/tmp/{OFED_BUNDLE}-rhel8.4-x86_64.tgz"}
             targets["guest" if guest.vm is not None else "linux"].append(entry)
         targets = {k: v for k, v in targets.items() if v}
         return {
