@@ -384,6 +384,16 @@ def mlxconfig_set_step(device: str, sets: dict[str, Any], before: dict[str, Any]
                 before=" ".join(f"{k}={before.get(k)}" for k in sets), after=args)
 
 
+def mlxconfig_fix_plan(check: Check, facts: Facts, summary: str, steps: list[Step]) -> FixPlan | None:
+    """The plan of an mlxconfig-based ESXi check: disruptive, applied at the next host reboot, after the
+    MFT tools and the mst device are there (RW201, RW202). None when there is nothing to set."""
+    if not steps:
+        return None
+    return FixPlan(check=check.code, target=facts.target_name, summary=summary, steps=tuple(steps),
+                   safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
+                   reboot_reason="firmware configuration (mlxconfig) is read at boot", needs=("RW201", "RW202"))
+
+
 # ---------------------------------------------------------------------------- fix plans (Linux guest / bare metal)
 # Settings a Linux fix changes at run time are lost at reboot unless persisted the way the guest's
 # own stack expects: NetworkManager profiles for MTU / addresses / pause, a systemd oneshot unit for

@@ -32,6 +32,7 @@ from roce_wizard.checkkit import (
     mlx_device_name,
     mlx_value,
     mlxconfig_devices,
+    mlxconfig_fix_plan,
     mlxconfig_set_step,
     skip,
 )
@@ -43,7 +44,6 @@ from roce_wizard.model import (
     MissingFact,
     Policy,
     RebootKind,
-    Safety,
     Severity,
     Stage,
     TargetKind,
@@ -130,8 +130,4 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
             steps.append(mlxconfig_set_step(mlx_device_name(facts, device), {k: 2 for k in wrong},
                                             {k: mlx_value(device, k, "next_boot") for k in wrong},
                                             "set the RoCE ports to Ethernet"))
-    if not steps:
-        return None
-    return FixPlan(check=CHECK.code, target=facts.target_name, summary="set the RoCE ports to ETH (LINK_TYPE=2)",
-                   steps=tuple(steps), safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
-                   reboot_reason="firmware configuration (mlxconfig) is read at boot", needs=("RW201", "RW202"))
+    return mlxconfig_fix_plan(CHECK, facts, "set the RoCE ports to ETH (LINK_TYPE=2)", steps)

@@ -29,6 +29,7 @@ from roce_wizard.checkkit import (
     mlx_device_name,
     mlx_value,
     mlxconfig_devices,
+    mlxconfig_fix_plan,
     mlxconfig_set_step,
     skip,
 )
@@ -40,7 +41,6 @@ from roce_wizard.model import (
     MissingFact,
     Policy,
     RebootKind,
-    Safety,
     Severity,
     Stage,
     TargetKind,
@@ -98,8 +98,4 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
         return None
     steps = [mlxconfig_set_step(mlx_device_name(facts, d), {"SRIOV_EN": 1}, {"SRIOV_EN": False}, "enable SR-IOV")
              for d in devices if mlx_value(d, "SRIOV_EN", "next_boot") is False]
-    if not steps:
-        return None
-    return FixPlan(check=CHECK.code, target=facts.target_name, summary="enable SR-IOV in firmware (SRIOV_EN=1)",
-                   steps=tuple(steps), safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
-                   reboot_reason="firmware configuration (mlxconfig) is read at boot", needs=("RW201", "RW202"))
+    return mlxconfig_fix_plan(CHECK, facts, "enable SR-IOV in firmware (SRIOV_EN=1)", steps)

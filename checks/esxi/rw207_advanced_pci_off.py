@@ -28,6 +28,7 @@ from roce_wizard.checkkit import (
     mlx_device_name,
     mlx_value,
     mlxconfig_devices,
+    mlxconfig_fix_plan,
     mlxconfig_set_step,
     skip,
 )
@@ -39,7 +40,6 @@ from roce_wizard.model import (
     MissingFact,
     Policy,
     RebootKind,
-    Safety,
     Severity,
     Stage,
     TargetKind,
@@ -97,8 +97,4 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
                                 "turn ADVANCED_PCI_SETTINGS off")
              for d in devices if "ADVANCED_PCI_SETTINGS" in (d.get("params") or {})
              and mlx_value(d, "ADVANCED_PCI_SETTINGS", "next_boot") is not False]
-    if not steps:
-        return None
-    return FixPlan(check=CHECK.code, target=facts.target_name, summary="turn ADVANCED_PCI_SETTINGS off",
-                   steps=tuple(steps), safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
-                   reboot_reason="firmware configuration (mlxconfig) is read at boot", needs=("RW201", "RW202"))
+    return mlxconfig_fix_plan(CHECK, facts, "turn ADVANCED_PCI_SETTINGS off", steps)
