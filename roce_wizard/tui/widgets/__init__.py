@@ -1,0 +1,1 @@
+"""The Textual wizard (issue 6)."""
