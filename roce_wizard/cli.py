@@ -7,11 +7,9 @@ Exit codes (ExitCode): 0 nothing failed (warnings allowed) Â· 1 a check failed Â
 from __future__ import annotations
 
 import asyncio
-import getpass
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,8 +18,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from roce_wizard import __version__
-from roce_wizard.catalog import CatalogError, find, load_catalog, select
-from roce_wizard.model import SSH_KINDS, ExitCode, Policy, SecretSource, Stage, Target, TargetKind
+from roce_wizard.catalog import CatalogError, find, load_catalog
+from roce_wizard.model import ExitCode, Policy
 
 app = typer.Typer(
     name="roce-wizard",
@@ -48,118 +46,23 @@ def _load_checks(checks_dir: list[Path] | None) -> dict[str, Any]:
         raise _err(str(exc)) from None
 
 
-class _Prompter:
-    """Resolves credentials by reference once per reference; never logs or echoes them."""
-
-    def __init__(self) -> None:
-        self.cache: dict[tuple[str, str, str], str] = {}
-
-    def __call__(self, target: Target) -> str | None:
-        from roce_wizard.inventory import InventoryError, resolve_secret  # noqa: PLC0415
-        from roce_wizard.transports.base import ConnectErrorKind, TransportError  # noqa: PLC0415
-
-        ref = target.credentials.password
-        if ref is None:
-            return None
-        key = (ref.source.value, ref.name, target.name if ref.source is SecretSource.PROMPT else "")
-        if key not in self.cache:
-            prompt = getpass.getpass if sys.stdin.isatty() else None
-            try:
-                self.cache[key] = resolve_secret(ref, prompt=prompt)
-            except InventoryError as exc:  # e.g. the env var is unset: this target cannot log in
-                raise TransportError(ConnectErrorKind.AUTH, target, f"no password for {target.name}: {exc}") from None
-        return self.cache[key]
-
-
-# Transports for the kinds that are not reached over SSH: module, class. Each takes the keyword
-# arguments below and turns every failure into a TransportError or a CommandResult.
-OTHER_TRANSPORTS = {
-    TargetKind.VCENTER: ("roce_wizard.transports.vsphere", "VSphereTransport"),
-    TargetKind.SWITCH: ("roce_wizard.transports.switch", "SwitchTransport"),
-    TargetKind.BMC: ("roce_wizard.transports.redfish", "RedfishTransport"),
-}
-
-
-def _live_transports(kinds: set[TargetKind], *, known_hosts: Path | None, trust_on_first_use: bool,
-                     concurrency: int, connect_timeout: float, timeout: float,
-                     run_dir: Path) -> tuple[dict[TargetKind, Any], set[str]]:
-    import importlib  # noqa: PLC0415
-
-    from roce_wizard.transports.ssh import SshTransport  # noqa: PLC0415
-
-    prompter = _Prompter()
-    common = {"password_resolver": prompter, "connect_timeout": connect_timeout, "command_timeout": timeout,
-              "max_concurrent_connects": concurrency}
-    ssh = SshTransport(known_hosts=known_hosts, trust_on_first_use=trust_on_first_use, **common)
-    out: dict[TargetKind, Any] = {kind: ssh for kind in SSH_KINDS}
-    unavailable: set[str] = set()
-    for kind in sorted(kinds - SSH_KINDS, key=lambda k: k.value):
-        module_name, class_name = OTHER_TRANSPORTS[kind]
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            unavailable.add(kind.value)
-            continue
-        extra = {"known_hosts": known_hosts, "trust_on_first_use": trust_on_first_use,
-                 "session_log_dir": run_dir / "sessions"} if kind is TargetKind.SWITCH else {}
-        out[kind] = getattr(module, class_name)(**common, **extra)
-    return out, unavailable
-
-
-@dataclass
-class _Setup:
-    targets: list[Target]
-    chosen: dict[str, Any]
-    stage_of: dict[str, Stage]
-    policy: Policy
-    playbook: str
+# shared with the wizard (roce_wizard/session.py); the names stay importable from here
+from roce_wizard.session import OTHER_TRANSPORTS, SetupError, load_setup  # noqa: E402, F401
+from roce_wizard.session import Prompter as _Prompter  # noqa: E402, F401
+from roce_wizard.session import Setup as _Setup  # noqa: E402, F401
+from roce_wizard.session import live_transports as _live_transports  # noqa: E402, F401
 
 
 def _setup(inventory: Path, playbook: str, select_: list[str] | None, skip: list[str] | None,
            stage: list[str] | None, host: list[str] | None, checks_dir: list[Path] | None) -> _Setup:
     """Inventory, playbook, catalog and selections as doctor and fix both read them (exit 2 on errors)."""
-    from roce_wizard.inventory import InventoryError, load_inventory  # noqa: PLC0415
-    from roce_wizard.playbook import PlaybookError, load_playbook  # noqa: PLC0415
-
     try:
-        inv = load_inventory(inventory)
-    except InventoryError as exc:
+        setup = load_setup(inventory, playbook, select_, skip, stage, host, checks_dir)
+    except SetupError as exc:
         raise _err(str(exc)) from None
-    try:
-        book = load_playbook(playbook)
-    except PlaybookError as exc:
-        raise _err(str(exc)) from None
-    for warning in inv.warnings:
+    for warning in setup.warnings:
         Console(stderr=True).print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
-
-    catalog = _load_checks(checks_dir)
-    stage_of = {code: book.stage_of(code) for code in catalog}
-    # site checks not named by the playbook run in their own stage
-    site = {code: c for code, c in catalog.items() if stage_of[code] is None and checks_dir
-            and not c.path.startswith(str(Path(__file__).parent.parent / "checks"))}
-    in_book = {code: c for code, c in catalog.items() if stage_of[code] is not None or code in site}
-    stage_of = {code: stage_of[code] or in_book[code].meta.stage for code in in_book}
-    try:
-        chosen = select(in_book, _split(select_), _split(skip))
-    except CatalogError as exc:
-        raise _err(str(exc)) from None
-    stages = _split(stage)
-    if stages:
-        valid = {s.value for s in Stage}
-        bad = [s for s in stages if s not in valid]
-        if bad:
-            raise _err(f"--stage {', '.join(bad)}: expected one of {', '.join(sorted(valid))}")
-        keep_preflight = "preflight" not in stages
-        chosen = {c: v for c, v in chosen.items()
-                  if stage_of[c].value in stages or (keep_preflight and c == "RW001")}
-    try:
-        targets = inv.select(host or [])  # names, host ranges (esx-[01-04]) or globs
-    except InventoryError as exc:
-        raise _err(str(exc)) from None
-    policy = inv.policy if book.policy == {} else Policy(**{**book.policy, **inv.policy.to_dict()})
-    return _Setup(targets, chosen, stage_of, policy, book.name)
+    return setup
 
 
 @app.command()
