@@ -496,7 +496,8 @@ class Lab:
         if ep.kind == "esxi":
             for guest in self.world.guests.values():
                 vm = self.world.vms.get(guest.vm or "")
-                if vm is not None and vm.host == name and guest.name in self.endpoints:
+                # a powered-off VM stays off across its host's reboot (no new guest boot)
+                if vm is not None and vm.host == name and vm.powered_on and guest.name in self.endpoints:
                     group.append(self.endpoints[guest.name])
         await asyncio.sleep(0.05)  # let the answer that asked for the reboot reach the client
         for member in group:

@@ -306,7 +306,7 @@ def unflatten(fields: dict[Path_, Any]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------ the handle
 
-Event = tuple[str, str]  # ("down" | "up" | "booted", host name), as vCenter shows its hosts
+Event = tuple[str, str]  # ("down" | "up" | "booted", host) as vCenter shows its hosts; ("vm-off" | "vm-on", vm)
 
 
 @dataclass
@@ -325,6 +325,9 @@ class VCenterHandle:
     # when vCenter shows the new boot). Else it is called with the host's name as soon as vCenter
     # takes the host down, and owns the reboot (the lab: SSH down, wait, World.reboot_host, back).
     on_reboot: Callable[[str], None] | None = None
+    # Called after a sync in which vCenter powered a VM off or on (its guest's `up` changed): the
+    # lab makes its SSH listeners follow.
+    on_vm_power: Callable[[], None] | None = None
     _world_base: dict[Path_, Any] = field(default_factory=dict, repr=False)
     _vc_base: dict[Path_, Any] = field(default_factory=dict, repr=False)
     _vc_version: int = field(default=-1, repr=False)  # the simulator's change count at _vc_base
@@ -378,6 +381,8 @@ class VCenterHandle:
             self._vc_version = int(raw.get("version", 0))
             events = fold_into_world(world, vc_changes, current)
             self._reboot_events(world, events, current)
+            if self.on_vm_power is not None and any(kind.startswith("vm-") for kind, _ in events):
+                self.on_vm_power()
             world_now = flatten(vsphere_view(world))
             push = {p: v for p, v in world_now.items()
                     if self._world_base.get(p, _MISSING) != v and current.get(p, _MISSING) != v}
@@ -474,11 +479,22 @@ def _roce_port(host: EsxiHost, pf: str | None) -> int | None:
     return None
 
 
+def _guest_power(world: World, vm: str, on: bool) -> None:
+    """The guest OS of a VM vCenter powered off is down; powered on, it boots (a new boot id)."""
+    for guest in world.guests.values():
+        if guest.vm == vm:
+            if on and not guest.up:
+                world.reboot_guest(guest)
+            guest.up = on
+
+
 def fold_into_world(world: World, changes: dict[Path_, Any], current: dict[Path_, Any]) -> list[Event]:
     """Apply what vCenter changed (paths of its view that moved since the last sync) to the World.
 
     Host reboots and connection changes are not applied here but returned as events, in order:
-    ("down", host), ("booted", host) when vCenter shows a new boot, ("up", host).
+    ("down", host), ("booted", host) when vCenter shows a new boot, ("up", host). A VM vCenter
+    powered off or on is applied (its guest goes down, or boots) and returned as ("vm-off" |
+    "vm-on", vm) so that the lab's SSH listeners can follow.
     """
     events: list[Event] = []
     for path in sorted(p for p in changes if p[0] == "hosts" and len(p) == 5 and p[4] in ("enabled", "requested")):
@@ -509,7 +525,10 @@ def fold_into_world(world: World, changes: dict[Path_, Any], current: dict[Path_
             elif path[2] == "latency_sensitivity":
                 vm.latency_sensitivity = str(value)
             elif path[2] == "powered_on":
-                vm.powered_on = bool(value)
+                if vm.powered_on != bool(value):
+                    vm.powered_on = bool(value)
+                    events.append(("vm-on" if vm.powered_on else "vm-off", vm.name))
+                    _guest_power(world, vm.name, vm.powered_on)
             elif path[2] == "allow_guest_mtu_change":
                 vm.allow_guest_mtu_change = bool(value)
         elif path == ("dvs",):
@@ -632,6 +651,7 @@ async def serve(lab: Any) -> None:
         lab.note(f"vCenter is not running: {exc}")
         return
     lab.secret(PASSWORD_ENV, handle.password)
+    handle.on_vm_power = lambda: lab._spawn(lab.sync())
 
     async def stop() -> None:
         for task in list(reboots):

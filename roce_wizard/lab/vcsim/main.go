@@ -806,8 +806,55 @@ func handler(ctx *simulator.Context, m *simulator.Method) (mo.Reference, types.B
 		if req, ok := m.Body.(*types.PowerOnVM_Task); ok && !internal(ctx) {
 			return nil, l.vetPowerOn(ctx, req.This)
 		}
+	case "EnterMaintenanceMode_Task":
+		if lh, ok := l.hostsByRef[m.This]; ok && !internal(ctx) {
+			return nil, l.vetMaintenance(ctx, lh)
+		}
 	}
 	return nil, nil
+}
+
+// withMessage: a fault whose faultMessage says why (the handler's faults carry no faultstring).
+func withMessage(fault types.BaseMethodFault, msg string) types.BaseMethodFault {
+	fault.GetMethodFault().FaultMessage = []types.LocalizableMessage{{Key: "com.roce-wizard.lab", Message: msg}}
+	return fault
+}
+
+// poweredOnVMs: the names of the host's powered-on VMs.
+func (l *lab) poweredOnVMs(ctx *simulator.Context, lh *labHost) []string {
+	var refs []types.ManagedObjectReference
+	readLocked(lh.hs, func() { refs = append(refs, lh.hs.Vm...) })
+	var names []string
+	for _, ref := range refs {
+		if vm, ok := ctx.Map.Get(ref).(*simulator.VirtualMachine); ok {
+			ctx.WithLock(vm, func() {
+				if vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn {
+					names = append(names, vm.Name)
+				}
+			})
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// vetMaintenance: a host without DRS enters maintenance mode only with its VMs off (vCenter's task
+// would wait for them; the lab's ESXi refuses the same way: esxcli system maintenanceMode set).
+func (l *lab) vetMaintenance(ctx *simulator.Context, lh *labHost) types.BaseMethodFault {
+	var connected, inside bool
+	readLocked(lh.hs, func() { connected, inside = lh.connected, lh.hs.Runtime.InMaintenanceMode })
+	if !connected {
+		return withMessage(&types.HostNotConnected{}, fmt.Sprintf("host %s is not responding", lh.name))
+	}
+	if inside {
+		return withMessage(&types.InvalidState{}, fmt.Sprintf("host %s is already in maintenance mode", lh.name))
+	}
+	if running := l.poweredOnVMs(ctx, lh); len(running) > 0 {
+		return withMessage(&types.InvalidState{}, fmt.Sprintf(
+			"host %s cannot enter maintenance mode: powered-on VMs %s (no DRS to migrate them)",
+			lh.name, strings.Join(running, ", ")))
+	}
+	return nil
 }
 
 func sriovCards(devices object.VirtualDeviceList) []*types.VirtualSriovEthernetCard {
@@ -929,6 +976,14 @@ func (l *lab) vetPowerOn(ctx *simulator.Context, ref types.ManagedObjectReferenc
 		reserved = a != nil && a.Reservation != nil && *a.Reservation >= int64(memory)
 		lh = l.hostOfVM(vm)
 	})
+	if lh != nil {
+		var inside bool
+		readLocked(lh.hs, func() { inside = lh.hs.Runtime.InMaintenanceMode })
+		if inside {
+			return withMessage(&types.InvalidState{}, fmt.Sprintf(
+				"host %s is in maintenance mode: no VM powers on there", lh.name))
+		}
+	}
 	if len(cards) == 0 || lh == nil {
 		return nil
 	}
