@@ -134,7 +134,7 @@ def _reset_counters(st: dict[str, Any], guest: Guest) -> None:
                       for i in guest.interfaces}
     st["rdma"] = {"tx_bytes": 0, "rx_bytes": 0, "tx_packets": 0, "rx_packets": 0, "cnp_sent": 0,
                   "cnp_handled": 0, "ecn_marked": 0, "out_of_sequence": 0, "pause_rx": [0] * 8,
-                  "pause_tx": [0] * 8, "discards": 0}
+                  "pause_tx": [0] * 8, "discards": 0, "out_of_buffer": 0}
 
 
 def _run_boot_hooks(world: World, guest: Guest, st: dict[str, Any]) -> None:
@@ -667,7 +667,7 @@ def _ethtool_stats(world: World, guest: Guest, iface: Interface) -> list[tuple[s
     rows = [("rx_packets", c["rx_packets"]), ("rx_bytes", c["rx_bytes"]), ("tx_packets", c["tx_packets"]),
             ("tx_bytes", c["tx_bytes"]), ("tx_tso_packets", 0), ("tx_tso_bytes", 0), ("rx_csum_complete", 0),
             ("rx_xdp_drop", 0), ("tx_csum_partial", c["tx_packets"] // 2), ("tx_queue_stopped", 0),
-            ("tx_queue_dropped", 0), ("rx_out_of_buffer", 0), ("rx_cache_reuse", 0),
+            ("tx_queue_dropped", 0), ("rx_out_of_buffer", r.get("out_of_buffer", 0)), ("rx_cache_reuse", 0),
             ("rx_vport_unicast_packets", c["rx_packets"]),
             ("rx_vport_unicast_bytes", c["rx_bytes"] + 4 * c["rx_packets"]),
             ("tx_vport_unicast_packets", c["tx_packets"]),
@@ -1710,13 +1710,18 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
     gid_index, my_gid = _pick_gid(gid_table(world, guest, port), o.gid_index,
                                   guest.cma_roce_mode if o.rdma_cm else None)
     lab = _lab(world)
+    _reap_servers(world)
     if o.peer is None:  # the server: it listens until a client comes (the client computes both ends)
+        if (guest.name, o.port) in lab["perftest"]:  # another server holds the port
+            return _err(f" Couldn't listen to port {o.port}\n Unable to open file descriptor for socket connection"
+                        " Unable to init the socket connection", 1)
         # servers started while others still wait on this guest form one wave: their clients run together
         # (the incast pattern: N servers on N ports, then N clients at once)
         waiting = [s for (g, _p), s in lab["perftest"].items() if g == guest.name and s["test"] == test]
         wave = waiting[0]["wave"] if waiting else len(lab["waves"]) + 1
         lab["waves"][wave] = lab["waves"].get(wave, 0) + 1
-        lab["perftest"][(guest.name, o.port)] = {"test": test, "opts": o, "wave": wave}
+        lab["perftest"][(guest.name, o.port)] = {"test": test, "opts": o, "wave": wave, "pid": _next_pid(world),
+                                                 "argv": [test, *argv[1:]], "expires": None}
         out = [*_pt_header(test, o, port, gid_index, server=True), "", "************************************",
                "* Waiting for client to connect... *", "************************************"]
         return _ok("\n".join(out) + "\n")
@@ -1746,11 +1751,17 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
                      " Unable to Connect the HCA's through the link\n", exit=1)
     mtu = min(port.active_mtu, pport.active_mtu)
     link = min(port.speed_mbps, pport.speed_mbps) / 1000
+    # what the PCIe slot can carry (a card trained at Gen3 x4 caps everything behind the port)
+    pcie = min(_gs(world, g).get("pcie_gbps") or 1e9 for g in (guest, peer))
     n = lab["waves"].get(server["wave"], 1)  # concurrent streams into the receiver (incast)
     tclass = o.tclass if o.tclass is not None else (guest.traffic_class or 0)
     mode = _lossless(world, peer, _prio_for(world, peer, tclass >> 2)) if n > 1 else "pfc"
-    share = {"pfc": 0.985, "pause": 1 / (1 + 0.35 * (n - 1)), "lossy": 1 / (1 + 0.9 * (n - 1))}[mode] / n \
-        if n > 1 else 1.0
+    if mode == "pfc" and n > 1 and _gs(world, peer).get("headroom_short"):
+        mode = "pfc-overrun"  # PFC is on but the pause lands after the buffer overflowed
+    share = {"pfc": 0.985, "pause": 1 / (1 + 0.35 * (n - 1)), "lossy": 1 / (1 + 0.9 * (n - 1)),
+             "pfc-overrun": 1 / (1 + 0.7 * (n - 1))}[mode] / n if n > 1 else 1.0
+    if n > 1 and _gs(world, peer).get("rx_ring_small"):
+        share *= 0.97  # a few retransmits after the receive ring ran dry
     sizes = [2 ** k for k in range(1, 24)] if o.all_sizes else [o.size or (65536 if kind == "bw" else 2)]
     moved = 0
     if kind == "bw":
@@ -1758,7 +1769,7 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
         out.append(f" #bytes     #iterations    BW peak[{unit}]    BW average[{unit}]   MsgRate[Mpps]")
         mpps = 5.4 if test == "ib_send_bw" else 8.7
         for size in sizes:
-            bw = _bw_gbps(size, link, mtu, mpps) * share * rng.uniform(0.995, 1.004)
+            bw = min(_bw_gbps(size, link, mtu, mpps), pcie * 0.97) * share * rng.uniform(0.995, 1.004)
             peak = 0.0 if o.duration else bw * rng.uniform(1.0, 1.012)
             iters = int(bw * 1e9 / 8 / size * o.duration) if o.duration else (o.iters or (1000 if o.all_sizes else 5000))
             moved += size * iters
@@ -1771,7 +1782,7 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
         out.append(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
                    "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ")
         inline = 236 if test.startswith("ib_send") else 220
-        base = 1.95 if guest.vm else 1.35
+        base = (1.95 if guest.vm else 1.35) + sum(_gs(world, g).get("lat_extra_us", 0.0) for g in (guest, peer))
         for size in sizes:
             t = _lat_us(size, link, mtu, base, inline)
             iters = o.iters or 1000
@@ -1783,6 +1794,129 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
     out.append(LINE)
     _count_rdma(world, guest, peer, moved, mtu, both_ways=(kind == "lat" or o.bidir))
     return _ok("\n".join(out) + "\n")
+
+
+def _reap_servers(world: World) -> None:
+    """perftest servers started under `timeout N` are gone N seconds later (timeout killed them)."""
+    lab, now = _lab(world), time.monotonic()
+    for key, server in list(lab["perftest"].items()):
+        if server.get("expires") is not None and server["expires"] <= now:
+            _drop_server(world, key)
+
+
+def _drop_server(world: World, key: tuple[str, int]) -> None:
+    lab = _lab(world)
+    server = lab["perftest"].pop(key, None)
+    if server is not None and lab["waves"].get(server["wave"], 0) > 0:
+        lab["waves"][server["wave"]] -= 1
+
+
+def _processes(world: World, guest: Guest) -> list[tuple[tuple[str, int], dict[str, Any]]]:
+    """The long-running processes the lab models on a guest: perftest servers waiting for a client."""
+    _reap_servers(world)
+    return [(k, v) for k, v in _lab(world)["perftest"].items() if k[0] == guest.name]
+
+
+def _inner(ctx: Ctx, argv: list[str], name: str) -> Reply:
+    """Run the command a wrapper (timeout, nohup) was given, as the shell would have."""
+    table = programs(ctx.world, ctx.target)
+    prog = table.get(argv[0]) or table.get(argv[0].rsplit("/", 1)[-1])
+    if prog is None:
+        return _err(f"{name}: failed to run command '{argv[0]}': No such file or directory", 127)
+    return prog(ctx, argv)
+
+
+def _duration_s(text: str) -> float | None:
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([smhd]?)", text)
+    if not m:
+        return None
+    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+
+
+def prog_timeout(ctx: Ctx, argv: list[str]) -> Reply:
+    """coreutils `timeout [-s SIG] [-k DUR] DURATION COMMAND...`: what it starts dies DURATION later."""
+    args = argv[1:]
+    while args and args[0].startswith("-") and args[0] != "--":
+        args = args[2:] if args[0] in ("-s", "--signal", "-k", "--kill-after") else args[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    limit = _duration_s(args[0]) if args else None
+    if limit is None or len(args) < 2:
+        return _err("timeout: invalid time interval" + (f" '{args[0]}'" if args else "") +
+                    "\nTry 'timeout --help' for more information.", 125)
+    guest = _guest(ctx.world, ctx.target)
+    before = {k for k, _ in _processes(ctx.world, guest)}
+    reply = _inner(ctx, args[1:], "timeout")
+    for key, server in _processes(ctx.world, guest):
+        if key not in before:
+            server["expires"] = time.monotonic() + limit
+    return reply
+
+
+def prog_nohup(ctx: Ctx, argv: list[str]) -> Reply:
+    if len(argv) < 2:
+        return _err("nohup: missing operand\nTry 'nohup --help' for more information.", 125)
+    return _inner(ctx, argv[1:], "nohup")
+
+
+def _match_processes(ctx: Ctx, argv: list[str], name: str) -> tuple[list[tuple[tuple[str, int], dict]], bool] | Reply:
+    full, listing, pattern = False, False, None
+    for a in argv[1:]:
+        if a == "--full":
+            full = True
+        elif a == "--list-full":
+            listing = True
+        elif a.startswith("-") and pattern is None and len(a) > 1:
+            if a[1:].isdigit() or a[1:].isupper() or a == "--":
+                continue  # a signal (-9, -TERM) or the end of options
+            if set(a[1:]) - set("fal"):
+                return _err(f"{name}: invalid option -- '{sorted(set(a[1:]) - set('fal'))[0]}'", 2)
+            full = full or "f" in a
+            listing = listing or "a" in a or "l" in a
+        elif pattern is None:
+            pattern = a
+    if pattern is None:
+        return _err(f"{name}: no matching criteria specified\nTry `{name} --help' for more information.", 2)
+    try:
+        rx = re.compile(pattern)
+    except re.error:
+        return _err(f"{name}: invalid regular expression", 2)
+    guest = _guest(ctx.world, ctx.target)
+    found = [(k, v) for k, v in _processes(ctx.world, guest)
+             if rx.search(" ".join(v["argv"]) if full else v["argv"][0][:15])]
+    return found, listing
+
+
+def prog_pgrep(ctx: Ctx, argv: list[str]) -> Reply:
+    """procps `pgrep [-f] [-a] PATTERN` over the processes the lab models (perftest servers)."""
+    got = _match_processes(ctx, argv, "pgrep")
+    if isinstance(got, Reply):
+        return got
+    found, listing = got
+    lines = [f"{v['pid']} {' '.join(v['argv'])}" if listing else str(v["pid"]) for _, v in found]
+    return Reply(stdout="".join(f"{ln}\n" for ln in lines), exit=0 if found else 1)
+
+
+def prog_pkill(ctx: Ctx, argv: list[str]) -> Reply:
+    """procps `pkill [-SIGNAL] [-f] PATTERN`: silent, exit 1 when nothing matched."""
+    got = _match_processes(ctx, argv, "pkill")
+    if isinstance(got, Reply):
+        return got
+    found, _ = got
+    for key, _v in found:
+        _drop_server(ctx.world, key)
+    return Reply(exit=0 if found else 1)
+
+
+def prog_rm(ctx: Ctx, argv: list[str]) -> Reply:
+    """`rm [-f] FILE...` for the files the lab keeps (under /etc, /tmp, /root)."""
+    st = _gs(ctx.world, _guest(ctx.world, ctx.target))
+    force = any(a.startswith("-") and "f" in a for a in argv[1:])
+    errors = []
+    for path in (a for a in argv[1:] if not a.startswith("-")):
+        if st["etc"].pop(path, None) is None and not force:
+            errors.append(f"rm: cannot remove '{path}': No such file or directory")
+    return Reply(stderr="".join(e + "\n" for e in errors), exit=1 if errors else 0)
 
 
 def _count_rdma(world: World, sender: Guest, receiver: Guest, nbytes: int, mtu: int, both_ways: bool = False) -> None:
@@ -1812,11 +1946,14 @@ def _count_congestion(world: World, sender: Guest, receiver: Guest, mode: str, n
     """An incast stream: pause frames on the lossless priority, drops without it, CNPs with ECN."""
     r, s = _gs(world, receiver)["rdma"], _gs(world, sender)["rdma"]
     prio = _prio_for(world, receiver, (receiver.traffic_class or 0) >> 2)
-    if mode == "lossy":
+    if mode in ("lossy", "pfc-overrun"):
         r["discards"] += 1500 * n
         r["out_of_sequence"] += 900 * n
-    elif mode == "pfc":
+    if mode in ("pfc", "pfc-overrun"):
         s["pause_rx"][prio] += 400 * n  # the switch pauses the senders on the lossless priority
+        r["pause_tx"][prio] += 120 * n  # and the receiver, its buffers filling, pauses the switch
+    if _gs(world, receiver).get("rx_ring_small"):
+        r["out_of_buffer"] += 310 * n
     if _ecn_on(world, receiver):
         r["ecn_marked"] += 2500 * n
         r["cnp_sent"] += 2500 * n
@@ -1826,17 +1963,28 @@ def _count_congestion(world: World, sender: Guest, receiver: Guest, mode: str, n
 # ---------------------------------------------------------------------------- MPI (Open MPI + UCX) and OSU
 
 
-def _ucx_rdma(world: World, a: Guest, b: Guest, env: dict[str, str]) -> tuple[bool, list[str]]:
-    """Can UCX's rc_mlx5 carry a<->b? Also the UCX_NET_DEVICES names UCX warns are unavailable."""
-    devices = [d.strip() for d in env.get("UCX_NET_DEVICES", "all").split(",") if d.strip()]
-    tls = env.get("UCX_TLS", "all").split(",")
-    ok = "all" in tls or any(t in tls for t in ("rc", "rc_x", "rc_mlx5", "rc_v", "rc_verbs", "ib", "ud", "dc", "dc_x"))
-    unavailable: list[str] = []
+def _rdma_tls(env: dict[str, str]) -> bool:
+    tls = [t.strip() for t in env.get("UCX_TLS", "all").split(",")]
+    if tls and tls[0].startswith("^"):  # an exclusion list
+        excluded = {tls[0][1:], *tls[1:]}
+        return "ib" not in excluded and not {"rc", "ud", "dc"} <= excluded
+    return "all" in tls or any(t in tls for t in ("rc", "rc_x", "rc_mlx5", "rc_v", "rc_verbs", "ib", "ud", "dc", "dc_x"))
+
+
+def _ucx_rdma(world: World, a: Guest, b: Guest, env: dict[str, str],
+              env_b: dict[str, str] | None = None) -> tuple[bool, dict[str, list[str]]]:
+    """Can UCX's rc_mlx5 carry a<->b (each rank with its own UCX settings)? Also, per node, the
+    UCX_NET_DEVICES names UCX warns are unavailable there."""
+    envs = {a.name: env, b.name: env if env_b is None else env_b}
+    ok = all(_rdma_tls(e) for e in envs.values())
+    unavailable: dict[str, list[str]] = {}
     for g in (a, b):
+        env = envs[g.name]
+        devices = [d.strip() for d in env.get("UCX_NET_DEVICES", "all").split(",") if d.strip()]
         ports = [p for p in rdma_ports(world, g) if p.active]
         names = {f"{p.dev}:{p.port}" for p in ports}
         nets = {i.name for i in visible_interfaces(world, g)}
-        unavailable += [d for d in devices if d != "all" and d not in names | nets and d not in unavailable]
+        unavailable[g.name] = [d for d in devices if d != "all" and d not in names | nets]
         allowed = [p for p in ports if "all" in devices or f"{p.dev}:{p.port}" in devices]
         if not allowed:
             ok = False
@@ -1851,8 +1999,11 @@ def _ucx_rdma(world: World, a: Guest, b: Guest, env: dict[str, str]) -> tuple[bo
 
 def _ucx_tcp_dev(world: World, g: Guest, env: dict[str, str]) -> str | None:
     devices = [d.strip() for d in env.get("UCX_NET_DEVICES", "all").split(",") if d.strip()]
-    tls = env.get("UCX_TLS", "all").split(",")
-    if "all" not in tls and "tcp" not in tls:
+    tls = [t.strip() for t in env.get("UCX_TLS", "all").split(",")]
+    if tls and tls[0].startswith("^"):
+        if "tcp" in {tls[0][1:], *tls[1:]}:
+            return None
+    elif "all" not in tls and "tcp" not in tls:
         return None
     usable = [i for i in visible_interfaces(world, g) if i.name != "lo" and i.ipv4
               and ("all" in devices or i.name in devices)]
@@ -1910,48 +2061,92 @@ def _mpirun_args(st: dict[str, Any], env: dict[str, str], args: list[str]) -> di
     return parsed
 
 
+UCX_CONF = "/etc/ucx/ucx.conf"  # UCX reads $prefix/etc/ucx/ucx.conf; the environment wins over it
+# what `ucx_info -c` prints for the variables that matter here when nothing sets them
+_UCX_DEFAULTS = {"UCX_LOG_LEVEL": "warn", "UCX_NET_DEVICES": "all", "UCX_SHM_DEVICES": "all",
+                 "UCX_ACC_DEVICES": "all", "UCX_SELF_DEVICES": "all", "UCX_TLS": "all", "UCX_SOCKADDR_TLS_PRIORITY":
+                 "rdmacm,tcp,sockcm", "UCX_WARN_UNUSED_ENV_VARS": "y", "UCX_RNDV_THRESH": "auto",
+                 "UCX_IB_SEG_SIZE": "8256", "UCX_IB_GID_INDEX": "auto", "UCX_IB_SL": "auto",
+                 "UCX_IB_TRAFFIC_CLASS": "auto", "UCX_IB_ROCE_LOCAL_SUBNET": "n", "UCX_IB_ROCE_SUBNET_PREFIX_LEN":
+                 "auto", "UCX_IB_ADDR_TYPE": "auto", "UCX_TCP_PORT_RANGE": "0"}
+
+
+def _ucx_conf(world: World, g: Guest) -> dict[str, str]:
+    """KEY=VALUE lines of the node's UCX config file (comments and [sections] ignored)."""
+    text = _gs(world, g)["etc"].get(UCX_CONF, "")
+    out = {}
+    for line in text.splitlines():
+        k, eq, v = line.strip().partition("=")
+        if eq and k.startswith("UCX_"):
+            out[k.strip()] = v.strip()
+    return out
+
+
+def _ucx_env(world: World, g: Guest, env: dict[str, str]) -> dict[str, str]:
+    """The UCX settings a process on g runs with: the config file, then its environment on top."""
+    return {**_ucx_conf(world, g), **{k: v for k, v in env.items() if k.startswith("UCX_")}}
+
+
 def prog_mpirun(ctx: Ctx, argv: list[str]) -> Reply:
-    """Open MPI 4.1 with UCX 1.12 running an OSU benchmark between two lab guests."""
+    """Open MPI 4.1 with UCX 1.12 running an OSU benchmark between two lab guests.
+
+    MPMD (`mpirun -np 1 --host a -x K=V prog : -np 1 --host b -x K=W prog`) gives each app context its
+    own environment: how a per-node UCX_IB_GID_INDEX reaches its rank."""
     world, guest = ctx.world, _guest(ctx.world, ctx.target)
-    parsed = _mpirun_args(_gs(world, guest), ctx.env, argv[1:])
-    if isinstance(parsed, Reply):
-        return parsed
-    env, program = parsed["env"], parsed["program"]
-    if program is None:
-        return _err("--------------------------------------------------------------------------\nmpirun could not "
-                    "find anything to do.\n--------------------------------------------------------------------------",
-                    1)
+    contexts, current = [], []
+    for a in argv[1:]:
+        if a == ":":
+            contexts.append(current)
+            current = []
+        else:
+            current.append(a)
+    contexts.append(current)
+    members: list[tuple[Guest, dict[str, str]]] = []
+    programs_seen: list[str] = []
+    for args in contexts:
+        parsed = _mpirun_args(_gs(world, guest), ctx.env, args)
+        if isinstance(parsed, Reply):
+            return parsed
+        env, program = parsed["env"], parsed["program"]
+        if program is None:
+            return _err("--------------------------------------------------------------------------\nmpirun could not "
+                        "find anything to do.\n--------------------------------------------------------------------------",
+                        1)
+        programs_seen.append(program)
+        np = parsed["np"]
+        hosts = parsed["hosts"] or [guest.name]
+        nprocs = int(np) if np and np.isdigit() else len(hosts)
+        for r in range(nprocs):
+            h = hosts[r % len(hosts)]
+            found = (guest, "") if h in ("localhost", guest.name) else _resolve(world, h)
+            if found is None:
+                return _err(f"ssh: Could not resolve hostname {h}: Name or service not known\n"
+                            "--------------------------------------------------------------------------\n"
+                            "ORTE was unable to reliably start one or more daemons.", 1)
+            members.append((found[0], env))
+    program = programs_seen[0]
     bench = program.rsplit("/", 1)[-1]
-    np = parsed["np"]
-    hosts = parsed["hosts"] or [guest.name]
-    nprocs = int(np) if np and np.isdigit() else len(hosts)
-    members: list[Guest] = []
-    for r in range(nprocs):
-        h = hosts[r % len(hosts)]
-        found = (guest, "") if h in ("localhost", guest.name) else _resolve(world, h)
-        if found is None:
-            return _err(f"ssh: Could not resolve hostname {h}: Name or service not known\n"
-                        "--------------------------------------------------------------------------\n"
-                        "ORTE was unable to reliably start one or more daemons.", 1)
-        members.append(found[0])
-    if bench not in ("osu_latency", "osu_bw", "osu_bibw"):
+    if bench not in ("osu_latency", "osu_bw", "osu_bibw") or any(p.rsplit("/", 1)[-1] != bench for p in programs_seen):
         return _err("--------------------------------------------------------------------------\nmpirun was unable to "
                     "launch the specified application as it could not access\nor execute an executable:\n\n"
                     f"Executable: {program}\nNode: {guest.name}\n\nwhile attempting to start process rank 0.\n"
                     "--------------------------------------------------------------------------", 1)
-    if nprocs != 2:
+    if len(members) != 2:
         return Reply(stdout="This test requires exactly two processes\n", exit=1)
-    a, b = members
-    return _ok(_mpi_run(world, a, b, env, bench))
+    (a, env_a), (b, env_b) = members
+    return _ok(_mpi_run(world, a, b, _ucx_env(world, a, env_a), bench, _ucx_env(world, b, env_b)))
 
 
-def _mpi_run(world: World, a: Guest, b: Guest, env: dict[str, str], bench: str) -> str:
+def _mpi_run(world: World, a: Guest, b: Guest, env: dict[str, str], bench: str,
+             env_b: dict[str, str] | None = None) -> str:
     """UCX picks rc_mlx5 when both ends' RDMA device is up, named in UCX_NET_DEVICES and its GID is a
     RoCE v2 IPv4 one; else UCX's tcp when UCX may use a netdev, else Open MPI's own TCP (ob1): silently."""
+    env_b = env if env_b is None else env_b
+    envs = {a.name: env, b.name: env_b}
     info = env.get("UCX_LOG_LEVEL", "warn").lower() in ("info", "debug", "trace", "diag")
     ranks = (a, b) if a is not b else (a,)
-    rdma, unavailable = _ucx_rdma(world, a, b, env) if a is not b else (False, [])
-    tcp_a, tcp_b = _ucx_tcp_dev(world, a, env), _ucx_tcp_dev(world, b, env)
+    rdma, unavailable = _ucx_rdma(world, a, b, env, env_b) if a is not b else (False, {})
+    tcp_a, tcp_b = _ucx_tcp_dev(world, a, env), _ucx_tcp_dev(world, b, env_b)
     transport = "shm" if a is b else "rdma" if rdma else "ucx-tcp" if (tcp_a and tcp_b) else "ob1-tcp"
     rng = _rng(a.name, b.name, bench, transport, time.monotonic())
     t0 = time.time()
@@ -1964,13 +2159,15 @@ def _mpi_run(world: World, a: Guest, b: Guest, env: dict[str, str], bench: str) 
         text = f"[{clock[g.name]:.6f}] [{g.name}:{pids[g.name]}:0] {src:>22} UCX  {level:<4}  {msg}"
         stamped.append((clock[g.name], text))
 
-    envline = " ".join(f"{k}={v}" for k, v in sorted(env.items()) if k.startswith("UCX_"))
     for g in ranks:
+        # the environment's variables (the config file's are not "env variables")
+        envline = " ".join(f"{k}={v}" for k, v in sorted(envs[g.name].items())
+                           if k.startswith("UCX_") and _ucx_conf(world, g).get(k) != v)
         if info:
             ucx(g, "ucp_context.c:1550", "INFO", f"UCP version is {UCX_VERSION} (release 0)")
             if envline:
                 ucx(g, "parser.c:1885", "INFO", f"UCX_* env variables: {envline}")
-        for d in unavailable:
+        for d in unavailable.get(g.name, []):
             avail = ", ".join([f"'{i.name}'(tcp)" for i in visible_interfaces(world, g)]
                               + [f"'{p.dev}:{p.port}'(ib)" for p in rdma_ports(world, g)])
             ucx(g, "ucp_context.c:859", "WARN", f"network device '{d}' is not available, please use one or more "
@@ -1995,6 +2192,8 @@ def _mpi_run(world: World, a: Guest, b: Guest, env: dict[str, str], bench: str) 
     mtu = min(active or [1024])
     ports_a = [p for p in rdma_ports(world, a) if p.active]
     link = (ports_a[0].speed_mbps if ports_a else 100000) / 1000
+    pcie = min(_gs(world, g).get("pcie_gbps") or 1e9 for g in (a, b))
+    extra_lat = sum(_gs(world, g).get("lat_extra_us", 0.0) for g in ranks)
     titles = {"osu_latency": ("Latency", "# Size          Latency (us)"),
               "osu_bw": ("Bandwidth", "# Size      Bandwidth (MB/s)"),
               "osu_bibw": ("Bi-Directional Bandwidth", "# Size      Bandwidth (MB/s)")}
@@ -2004,7 +2203,8 @@ def _mpi_run(world: World, a: Guest, b: Guest, env: dict[str, str], bench: str) 
         if bench == "osu_latency":
             moved += size * (10000 if size <= 8192 else 1000)
             if transport == "rdma":
-                v = (1.75 if a.vm else 1.32) + size / (link * _link_eff(mtu) * 125) * 1.08 + 0.6 * min(size, 8192) / 8192
+                v = ((1.75 if a.vm else 1.32) + extra_lat + size / (link * _link_eff(mtu) * 125) * 1.08
+                     + 0.6 * min(size, 8192) / 8192)
             elif transport == "shm":
                 v = 0.22 + size / 9000
             else:
@@ -2012,7 +2212,7 @@ def _mpi_run(world: World, a: Guest, b: Guest, env: dict[str, str], bench: str) 
         else:
             moved += size * 64 * (100 if size <= 8192 else 20)
             if transport == "rdma":
-                peak = link * _link_eff(mtu) * 125 * 0.985
+                peak = min(link * _link_eff(mtu), pcie * 0.97) * 125 * 0.985
                 v = ((size * 2.6) ** -2 + peak ** -2) ** -0.5
             elif transport == "shm":
                 v = min(size * 3.8, 11500)
@@ -2048,6 +2248,9 @@ def prog_ucx_info(ctx: Ctx, argv: list[str]) -> Reply:
     if "-v" in argv[1:]:
         return _ok(version + "# configured with: --disable-logging --disable-debug --disable-assertions "
                    "--disable-params-check --enable-mt --with-verbs --with-rdmacm --with-knem\n")
+    if "-c" in argv[1:]:  # the configuration a process started here gets: defaults < ucx.conf < environment
+        conf = {**_UCX_DEFAULTS, **_ucx_env(world, guest, ctx.env)}
+        return _ok("".join(f"{k}={v}\n" for k, v in conf.items()))
     if "-d" not in argv[1:]:
         return _ok(version)
     out = []
@@ -2079,11 +2282,14 @@ _PATHS = {
     "ibv_devices": "/usr/bin/ibv_devices", "show_gids": "/usr/sbin/show_gids", "ibdev2netdev": "/usr/sbin/ibdev2netdev",
     "cma_roce_mode": "/usr/sbin/cma_roce_mode", "mlnx_qos": "/usr/sbin/mlnx_qos", "mpirun": "/usr/bin/mpirun",
     "ucx_info": "/usr/bin/ucx_info", "mlxconfig": "/usr/bin/mlxconfig", "dmesg": "/usr/bin/dmesg",
+    "rm": "/usr/bin/rm", "pkill": "/usr/bin/pkill", "pgrep": "/usr/bin/pgrep",
     **{t: f"/usr/bin/{t}" for t in _PT_VERBS},
 }
 _BASE: dict[str, Program] = {"ip": prog_ip, "ethtool": prog_ethtool, "uname": prog_uname, "hostname": prog_hostname,
                              "reboot": prog_reboot, "shutdown": prog_shutdown, "systemctl": prog_systemctl,
-                             "nmcli": prog_nmcli, "rdma": prog_rdma, "dnf": prog_dnf, "yum": prog_dnf, "tar": prog_tar}
+                             "nmcli": prog_nmcli, "rdma": prog_rdma, "dnf": prog_dnf, "yum": prog_dnf, "tar": prog_tar,
+                             "timeout": prog_timeout, "nohup": prog_nohup, "pgrep": prog_pgrep, "pkill": prog_pkill,
+                             "rm": prog_rm}
 _VERBS: dict[str, Program] = {"ibv_devinfo": prog_ibv_devinfo, "ibv_devices": prog_ibv_devices,
                               **dict.fromkeys(_PT_VERBS, _perftest)}
 _OFED: dict[str, Program] = {**_VERBS, "ofed_info": prog_ofed_info, "show_gids": prog_show_gids,
@@ -2390,6 +2596,40 @@ def _f_rw412(world: World, target: str) -> None:
     _gs(world, world.guests[target])["card"].config["SRIOV_EN"].next_boot = False
 
 
+def _f_rw601(world: World, target: str) -> None:
+    # every setting is right; the card's PCIe link trained at Gen3 x4 (a riser, a half-seated card):
+    # ~25 Gb/s of a 100 Gb/s port. Only a measurement sees it.
+    _gs(world, world.guests[target])["pcie_gbps"] = 25.6
+
+
+def _f_rw602(world: World, target: str) -> None:
+    # tuned profile `powersave`: the CPUs idle into deep C-states, every small message waits for a wakeup
+    _gs(world, world.guests[target])["lat_extra_us"] = 3.2
+
+
+def _f_rw603(world: World, target: str) -> None:
+    # a site UCX config file restricts transports to TCP and shared memory: MPI runs, silently over TCP
+    # (UCX_TLS is no variable the wizard's mpirun line sets, so its jobs get this too)
+    _gs(world, world.guests[target])["etc"][UCX_CONF] = (
+        "# site defaults (copied from the login nodes)\nUCX_TLS=tcp,sm,self\n")
+
+
+def _f_rw604(world: World, target: str) -> None:
+    # the site UCX config pins the GID index to 0: the MAC-derived link-local RoCE v1 GID
+    _gs(world, world.guests[target])["etc"][UCX_CONF] = "# site defaults\nUCX_IB_GID_INDEX=0\n"
+
+
+def _f_rw605(world: World, target: str) -> None:
+    # PFC is on end to end, but the switch port towards this node reserves too little headroom for its
+    # cable: under incast the buffer overflows before the pause frame takes effect
+    _gs(world, world.guests[target])["headroom_short"] = True
+
+
+def _f_rw606(world: World, target: str) -> None:
+    # `ethtool -G <if> rx 256`: the receive ring runs dry under incast (rx_out_of_buffer), throughput holds
+    _gs(world, world.guests[target])["rx_ring_small"] = True
+
+
 FAULTS: dict[str, Fault] = {f.code: f for f in (
     Fault("RW002", "guest", "ethtool is not installed", _f_rw002),
     Fault("RW003", "guest", "/proc/sys/kernel/random/boot_id is not readable", _f_rw003),
@@ -2408,6 +2648,18 @@ FAULTS: dict[str, Fault] = {f.code: f for f in (
     Fault("RW412", "linux", "SRIOV_EN set to False for the next boot (mlxconfig)", _f_rw412),
 )}
 
+# faults only a measurement between two nodes sees (the validate stage); kept apart from FAULTS, whose
+# every entry a guest-stage check detects on the guest itself
+VALIDATE_FAULTS: dict[str, Fault] = {f.code: f for f in (
+    Fault("RW601", "guest", "the RoCE card's PCIe link trained at Gen3 x4: ~25 Gb/s on a 100 Gb/s port", _f_rw601),
+    Fault("RW602", "guest", "tuned profile powersave: deep C-states add ~3 us to every small message", _f_rw602),
+    Fault("RW603", "guest", f"{UCX_CONF} sets UCX_TLS=tcp,sm,self: MPI runs over TCP, silently", _f_rw603),
+    Fault("RW604", "guest", f"{UCX_CONF} pins UCX_IB_GID_INDEX=0 (a link-local RoCE v1 GID)", _f_rw604),
+    Fault("RW605", "guest", "the switch port towards the node has PFC but too little headroom: incast overflows",
+          _f_rw605),
+    Fault("RW606", "linux", "RoCE netdev RX ring 256: rx_out_of_buffer grows under incast", _f_rw606),
+)}
 
-__all__ = ["FAULTS", "add_baremetal", "file_errors", "files", "gid_table", "programs", "rdma_ports", "roce_mtu",
+
+__all__ = ["FAULTS", "VALIDATE_FAULTS", "add_baremetal", "file_errors", "files", "gid_table", "programs", "rdma_ports", "roce_mtu",
            "sync", "visible_interfaces", "write_file"]
