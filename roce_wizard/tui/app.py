@@ -1,0 +1,363 @@
+"""The wizard: a Textual app over the same engine the CLI drives (session.load_setup,
+session.live_transports, engine.run_checks, fixes.plan_fixes / apply_plans).
+
+Every engine call runs in a thread worker with its own event loop, exactly as the CLI runs it
+(asyncio.run), so a slow host or a blocking pyVmomi call never freezes the screen; engine events
+come back as messages (tui/messages.py) and update one Board (tui/board.py) the screens draw.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.message import Message
+
+from roce_wizard.engine import RunReport, run_checks
+from roce_wizard.fixes import Planned, apply_plans, plan_fixes
+from roce_wizard.model import RebootKind, Safety, Status, TargetKind
+from roce_wizard.report import summary_line, to_json_dict
+from roce_wizard.runlog import RunLog
+from roce_wizard.session import Setup, live_transports, load_setup
+from roce_wizard.tui import messages as msg
+from roce_wizard.tui.board import Board, Progress, TargetProgress, merge_reports
+
+ALL_SAFETY = {Safety.SAFE, Safety.DISRUPTIVE}  # previews show both; the gate is the second confirmation
+
+
+@dataclass
+class Connection:
+    """How the wizard reaches the inventory's targets: live (as doctor) or from recorded outputs."""
+
+    inventory: Path
+    setup: Setup
+    replay: Path | None = None
+    known_hosts: Path | None = None
+    connect_timeout: float = 10.0
+    timeout: float = 60.0
+    concurrency: int = 32
+
+    def transports(self, run_dir: Path) -> tuple[Any, set[str]]:
+        if self.replay is not None:
+            from roce_wizard.transports.replay import ReplayTransport  # noqa: PLC0415
+
+            return ReplayTransport.from_file(self.replay, max_concurrent_connects=self.concurrency), set()
+        return live_transports({t.kind for t in self.setup.targets}, known_hosts=self.known_hosts,
+                               trust_on_first_use=False, concurrency=self.concurrency,
+                               connect_timeout=self.connect_timeout, timeout=self.timeout, run_dir=run_dir,
+                               interactive=False)
+
+
+def reboots_module() -> Any | None:
+    """The lead's reboot ledger and orchestration (roce_wizard/reboots.py), once it exists."""
+    if importlib.util.find_spec("roce_wizard.reboots") is None:
+        return None
+    return importlib.import_module("roce_wizard.reboots")
+
+
+def bundle_module() -> Any | None:
+    if importlib.util.find_spec("roce_wizard.bundle") is None:
+        return None
+    return importlib.import_module("roce_wizard.bundle")
+
+
+@dataclass
+class PendingReboot:
+    """A change applied from this app that waits for a reboot (FixRun.pending_reboots), until the
+    ledger of reboots.py replaces it."""
+
+    check: str
+    reboot: RebootKind
+    reason: str
+    since: float
+
+
+class WizardApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "roce-wizard"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("b", "reboots", "Reboots"),
+        Binding("e", "export", "Export"),
+    ]
+
+    def __init__(self, connection: Connection, *, subtitle: str = "", start: bool = True):
+        from roce_wizard.tui.commands import WizardCommands  # noqa: PLC0415
+
+        self.COMMANDS = App.COMMANDS | {WizardCommands}
+        super().__init__()
+        self.connection = connection
+        setup = connection.setup
+        self.board = Board(setup.targets, setup.chosen, setup.stage_of)
+        self.busy: str | None = None  # what the engine is doing: "preflight", "checks", "fix", "reboot"
+        self.log_lines: list[Text] = []
+        self.run_dirs: list[Path] = []
+        self.pending_from_fixes: dict[str, list[PendingReboot]] = {}
+        self.preflight: RunReport | None = None
+        self.start = start
+        self.sub_title = subtitle or str(connection.inventory)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def on_mount(self) -> None:
+        from roce_wizard.tui.screens.welcome import WelcomeScreen  # noqa: PLC0415
+
+        self.push_screen(WelcomeScreen())
+        for warning in self.connection.setup.warnings:
+            self.log_line(f"warning: {warning}", "yellow")
+        if self.start:
+            self.run_engine("preflight")
+
+    def log_line(self, text: str, style: str = "") -> None:
+        line = Text(time.strftime("%H:%M:%S ") if not self.is_headless else "", style="dim")
+        line.append(text, style=style)
+        self.log_lines.append(line)
+        self.tell_screens(lambda: msg.BoardChanged())
+
+    def tell_screens(self, make: Callable[[], Message]) -> None:
+        """A fresh message per screen on the stack (a message is delivered once)."""
+        for screen in self.screen_stack:
+            screen.post_message(make())
+
+    # ------------------------------------------------------------------ the engine, in workers
+
+    def _on_engine_event(self, type_: str, data: dict[str, Any]) -> None:
+        # called on the worker's thread: only post messages from here
+        if type_ == "connect":
+            self.post_message(msg.TargetConnected(data["target"], bool(data.get("ok")), data.get("error_kind"),
+                                                  data.get("message")))
+        elif type_ == "probe":
+            self.post_message(msg.ProbeDone(data["target"], data["probe"], data.get("exit_status")))
+
+    async def _checks(self, purpose: str, names: set[str] | None, runlog: RunLog) -> RunReport | None:
+        setup = self.connection.setup
+        chosen = setup.chosen if purpose != "preflight" else {c: v for c, v in setup.chosen.items() if c == "RW001"}
+        transport, unavailable = self.connection.transports(runlog.path)
+        targets = [t for t in setup.targets if t.kind.value not in unavailable and (names is None or t.name in names)]
+        if unavailable:
+            self.post_message(msg.WorkFailed("transports", f"no transport for {', '.join(sorted(unavailable))} "
+                                             "targets in this install: not checked"))
+        self.post_message(msg.ChecksStarted([t.name for t in targets], purpose))
+        report = await run_checks(targets, chosen, transport, setup.policy, stage_of=setup.stage_of, runlog=runlog,
+                                  concurrency=self.connection.concurrency, command_timeout=self.connection.timeout,
+                                  on_event=self._on_engine_event)
+        runlog.write_results(to_json_dict(report))
+        self.post_message(msg.ChecksFinished(report, purpose))
+        return report
+
+    @work(thread=True, group="engine", name="checks")
+    async def run_engine(self, purpose: str = "checks", names: set[str] | None = None) -> None:
+        runlog = RunLog.create(kind="doctor")
+        self.run_dirs.append(runlog.path)
+        try:
+            await self._checks(purpose, names, runlog)
+        except Exception as exc:  # noqa: BLE001 - shown, never a crashed UI
+            self.post_message(msg.WorkFailed(purpose, f"{type(exc).__name__}: {exc}"))
+        finally:
+            runlog.close()
+
+    @work(thread=True, group="engine", name="fix")
+    async def apply_fixes(self, planned: list[Planned]) -> None:
+        runlog = RunLog.create(kind="fix")
+        self.run_dirs.append(runlog.path)
+        try:
+            transport, _ = self.connection.transports(runlog.path)
+            result = await apply_plans(planned, transport, runlog=runlog, command_timeout=self.connection.timeout,
+                                       on_step=lambda step: self.post_message(msg.FixStepDone(step)))
+            self.post_message(msg.FixFinished(result))
+            touched = {r.target for r in result.results}
+            if touched:
+                await self._checks("re-verify", self.related(touched), runlog)
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(msg.WorkFailed("fix", f"{type(exc).__name__}: {exc}"))
+        finally:
+            runlog.close()
+
+    @work(thread=True, group="engine", name="reboot")
+    async def reboot_hosts(self, hosts: list[str], batch: int) -> None:
+        reboots = reboots_module()
+        if reboots is None:
+            self.post_message(msg.WorkFailed("reboot", "reboot orchestration (roce_wizard/reboots.py) is not built yet"))
+            return
+        runlog = RunLog.create(kind="reboot")
+        self.run_dirs.append(runlog.path)
+        try:
+            ledger = await reboots.reboot_hosts(
+                self.connection.setup, hosts, batch=batch, runlog=runlog,
+                on_progress=lambda host, state, note: self.post_message(msg.RebootProgress(host, str(state), note)))
+            self.post_message(msg.RebootsFinished(ledger))
+            await self._checks("re-verify", self.related(set(hosts)), runlog)
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(msg.WorkFailed("reboot", f"{type(exc).__name__}: {exc}"))
+        finally:
+            runlog.close()
+
+    def related(self, names: set[str]) -> set[str]:
+        """Targets to re-verify after touching NAMES: them, what runs on them (guests, BMCs) and the
+        vCenter that judges their hosts and VMs."""
+        targets = self.connection.setup.targets
+        out = set(names) | {t.name for t in targets if t.host in names}
+        kinds = {t.kind for t in targets if t.name in out}
+        if kinds & {TargetKind.ESXI, TargetKind.GUEST}:
+            out |= {t.name for t in targets if t.kind is TargetKind.VCENTER}
+        return out
+
+    # ------------------------------------------------------------------ messages from the workers
+
+    def on_checks_started(self, message: msg.ChecksStarted) -> None:
+        self.busy = message.purpose
+        self.board.running = set(message.targets)
+        for name in message.targets:
+            self.board.progress[name] = TargetProgress()
+        self.log_line(f"{message.purpose}: {len(message.targets)} target(s)…", "bold")
+        self.refresh_bindings()
+
+    def on_target_connected(self, message: msg.TargetConnected) -> None:
+        progress = self.board.progress.setdefault(message.target, TargetProgress())
+        progress.state = Progress.CONNECTED if message.ok else Progress.UNREACHABLE
+        progress.message = message.message or ""
+        if not message.ok:
+            self.log_line(f"{message.target}: unreachable ({message.error_kind}) {message.message or ''}", "red")
+        else:
+            self.tell_screens(lambda: msg.BoardChanged())
+
+    def on_probe_done(self, message: msg.ProbeDone) -> None:
+        self.board.progress.setdefault(message.target, TargetProgress()).probes += 1
+
+    def on_checks_finished(self, message: msg.ChecksFinished) -> None:
+        report = message.report
+        full = self.board.report is not None and set(self.board.report.checks) != {"RW001"}
+        if message.purpose == "preflight":
+            self.preflight = report
+            if not full:
+                self.board.report = report
+        elif message.purpose == "re-verify" and full:
+            self.board.report = merge_reports(self.board.report, report)
+        else:
+            self.board.report = report
+        if message.purpose != "preflight":
+            planned, errors = plan_fixes(self.board.report, self.connection.setup.policy, ALL_SAFETY)
+            self.board.plans = planned
+            for error in errors:
+                self.log_line(f"error: {error}", "red")
+        for name in self.board.running:
+            self.board.progress.setdefault(name, TargetProgress()).state = (
+                Progress.UNREACHABLE if self.board.progress[name].state is Progress.UNREACHABLE else Progress.DONE)
+        self.board.running = set()
+        self.busy = None
+        style = "red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "green"
+        counts = report.counts()
+        self.log_line(f"{message.purpose} done: {counts['pass']} passed, {counts['warn']} warnings, "
+                      f"{counts['fail']} failed, {counts['error']} could not run, {counts['skip']} skipped", style)
+        self.refresh_bindings()
+
+    def on_fix_step_done(self, message: msg.FixStepDone) -> None:
+        step = message.step
+        mark, style = ("✓", "green") if step.ok else ("✗", "red")
+        self.log_line(f"{mark} {step.target} {step.check}: {step.command}", style)
+        self.tell_screens(lambda: msg.FixStepDone(step))
+
+    def on_fix_finished(self, message: msg.FixFinished) -> None:
+        run = message.run
+        for error in run.errors:
+            self.log_line(f"error: {error}", "red")
+        now = time.time()
+        for host, items in run.pending_reboots.items():
+            known = {p.check for p in self.pending_from_fixes.get(host, [])}
+            self.pending_from_fixes.setdefault(host, []).extend(
+                PendingReboot(check, kind, reason, now) for check, kind, reason in items if check not in known)
+            self.log_line(f"{host}: waits for a reboot ({', '.join(sorted({k.value for _, k, _ in items}))}) — "
+                          "see the reboot tracker (b)", "yellow")
+        self.tell_screens(lambda: msg.FixFinished(run))
+
+    def on_reboot_progress(self, message: msg.RebootProgress) -> None:
+        self.log_line(f"{message.host}: {message.state} {message.note}", "cyan")
+        self.tell_screens(lambda: msg.RebootProgress(message.host, message.state, message.note))
+
+    def on_reboots_finished(self, message: msg.RebootsFinished) -> None:
+        self.tell_screens(lambda: msg.RebootsFinished(message.ledger))
+
+    def on_work_failed(self, message: msg.WorkFailed) -> None:
+        self.log_line(f"{message.what}: {message.error}", "bold red")
+        self.notify(message.error, title=message.what, severity="error")
+
+    # ------------------------------------------------------------------ actions every screen has
+
+    def action_help(self) -> None:
+        from roce_wizard.tui.screens.help import HelpScreen  # noqa: PLC0415
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_reboots(self) -> None:
+        from roce_wizard.tui.screens.reboots import RebootScreen  # noqa: PLC0415
+
+        if not isinstance(self.screen, RebootScreen):
+            self.push_screen(RebootScreen())
+
+    def action_export(self) -> None:
+        """The support bundle (roce_wizard.bundle) once it exists; until then the run log directory."""
+        bundle = bundle_module()
+        if bundle is not None and hasattr(bundle, "export_bundle"):
+            self.export_bundle()
+            return
+        where = self.run_dirs[-1] if self.run_dirs else None
+        if where is None:
+            self.notify("nothing has run yet", title="export")
+            return
+        self.copy_to_clipboard(str(where))
+        self.log_line(f"export: the run log is {where} (path copied to the clipboard)", "bold")
+        self.notify(str(where), title="run log (path copied)")
+
+    @work(thread=True, group="export", name="export")
+    def export_bundle(self) -> None:
+        bundle = bundle_module()
+        try:
+            path = bundle.export_bundle()
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(msg.WorkFailed("export", f"{type(exc).__name__}: {exc}"))
+            return
+        self.call_from_thread(self.log_line, f"export: wrote {path}", "bold")
+        self.call_from_thread(self.notify, str(path), title="support bundle")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "export" and not self.run_dirs:
+            return None
+        return True
+
+    async def action_quit(self) -> None:
+        self.exit(0)
+
+    def summary(self) -> str:
+        return summary_line(self.board.report) if self.board.report is not None else "no results yet"
+
+    def cells(self) -> dict[tuple[str, str], Status | None]:
+        """Every (row, check) cell and its status, for tests and the tmux run's assertions."""
+        out = {}
+        for stage in self.board.stages():
+            for row in self.board.rows(stage):
+                for code in self.board.columns(stage):
+                    out[(row, code)] = self.board.cell_status(row, code)
+        return out
+
+
+def make_app(inventory: Path, *, playbook: str = "vsphere-sriov", replay: Path | None = None,
+             known_hosts: Path | None = None, connect_timeout: float = 10.0, timeout: float = 60.0,
+             concurrency: int = 32, subtitle: str = "", start: bool = True,
+             host: list[str] | None = None, select_: list[str] | None = None) -> WizardApp:
+    """The wizard for an inventory (raises session.SetupError for a bad inventory or playbook)."""
+    setup = load_setup(inventory, playbook, select_=select_, host=host)
+    connection = Connection(inventory, setup, replay=replay, known_hosts=known_hosts,
+                            connect_timeout=connect_timeout, timeout=timeout, concurrency=concurrency)
+    return WizardApp(connection, subtitle=subtitle, start=start)

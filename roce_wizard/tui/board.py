@@ -1,0 +1,153 @@
+"""What the wizard shows, as plain values: findings by stage, row (host) and column (check), the
+progress of each target in the run under way, and the fix plans in scope of a selection.
+
+Pure: no Textual here, so the screens stay thin and the tests can read the board directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+
+from roce_wizard.engine import RunReport, TargetRun
+from roce_wizard.engine import applicable as check_applies
+from roce_wizard.fixes import Planned
+from roce_wizard.model import Finding, LoadedCheck, Safety, Stage, Status, Target
+
+# the stages the rail shows, in DOMAIN order; preflight first so RW001-RW003 have a home too
+RAIL = (Stage.PREFLIGHT, Stage.BIOS, Stage.ESXI, Stage.VSPHERE, Stage.GUEST, Stage.LINUX, Stage.SWITCH,
+        Stage.VALIDATE)
+# worst first: a cell with several subjects shows the worst of them
+WORST_FIRST = (Status.FAIL, Status.ERROR, Status.WARN, Status.SKIP, Status.PASS)
+RUNNING, NOT_APPLICABLE = "…", "·"
+
+
+class Progress(str, Enum):
+    """Where a target is in the run under way (the engine's connect/probe events)."""
+
+    WAITING = "waiting"
+    CONNECTED = "connected"
+    UNREACHABLE = "unreachable"
+    DONE = "done"
+
+
+@dataclass
+class TargetProgress:
+    state: Progress = Progress.WAITING
+    probes: int = 0
+    message: str = ""
+
+
+@dataclass
+class Board:
+    targets: list[Target]
+    checks: dict[str, LoadedCheck]
+    stage_of: dict[str, Stage]
+    report: RunReport | None = None
+    plans: list[Planned] = field(default_factory=list)
+    progress: dict[str, TargetProgress] = field(default_factory=dict)
+    running: set[str] = field(default_factory=set)  # targets in the run under way
+
+    # ------------------------------------------------------------------ structure
+
+    def stages(self) -> list[Stage]:
+        """Rail stages: the six of the wizard plus preflight, and linux when the playbook has it."""
+        used = {self.stage_of.get(code, c.meta.stage) for code, c in self.checks.items()}
+        always = {Stage.BIOS, Stage.ESXI, Stage.VSPHERE, Stage.GUEST, Stage.SWITCH, Stage.VALIDATE}
+        return [s for s in RAIL if s in always or s in used]
+
+    def columns(self, stage: Stage) -> list[str]:
+        return [code for code, c in self.checks.items() if self.stage_of.get(code, c.meta.stage) is stage]
+
+    def rows(self, stage: Stage) -> list[str]:
+        """Hosts of the grid: who the stage's findings are about (a vCenter's findings name hosts and VMs),
+        else the targets its checks apply to while nothing is known yet."""
+        codes = set(self.columns(stage))
+        order = {t.name: i for i, t in enumerate(self.targets)}
+        named = {f.target for f in self.findings() if f.check in codes}
+        if not named:
+            named = {t.name for t in self.targets for code in codes if check_applies(self.checks[code], t)}
+        return sorted(named, key=lambda n: (order.get(n, len(order)), n))
+
+    # ------------------------------------------------------------------ findings
+
+    def findings(self) -> list[Finding]:
+        return self.report.findings if self.report is not None else []
+
+    def cell_findings(self, row: str, code: str) -> list[Finding]:
+        return [f for f in self.findings() if f.target == row and f.check == code]
+
+    def cell_status(self, row: str, code: str) -> Status | None:
+        return worst(f.status for f in self.cell_findings(row, code))
+
+    def cell_text(self, row: str, code: str) -> str:
+        if self._row_running(row, code):
+            return RUNNING
+        status = self.cell_status(row, code)
+        return status.symbol if status is not None else NOT_APPLICABLE
+
+    def _row_running(self, row: str, code: str) -> bool:
+        if not self.running:
+            return False
+        if row in self.running:
+            return True
+        # a vCenter's findings are about hosts and VMs: they are re-judged while the vCenter runs
+        run = self.run_of_row(row, code)
+        return run is not None and run.target.name in self.running
+
+    def counts(self, stage: Stage) -> dict[Status, int]:
+        """Cells (host × check) per status: what the rail shows."""
+        out = {s: 0 for s in Status}
+        for row in self.rows(stage):
+            for code in self.columns(stage):
+                status = self.cell_status(row, code)
+                if status is not None:
+                    out[status] += 1
+        return out
+
+    def run_of(self, finding: Finding) -> TargetRun | None:
+        if self.report is None:
+            return None
+        for run in self.report.runs:
+            if any(f is finding for f in run.findings):
+                return run
+        return None
+
+    def run_of_row(self, row: str, code: str) -> TargetRun | None:
+        found = self.cell_findings(row, code)
+        return self.run_of(found[0]) if found else None
+
+    # ------------------------------------------------------------------ fixes
+
+    def plans_in(self, stage: Stage, row: str | None = None, code: str | None = None) -> list[Planned]:
+        """Fix plans for a cell (row and code), a row (host), a column (check) or the whole stage."""
+        columns = set(self.columns(stage))
+        return [p for p in self.plans if p.plan.check in columns
+                and (code is None or p.plan.check == code)
+                and (row is None or row in (p.plan.target, p.target.name))]
+
+
+def worst(statuses: Iterable[Status]) -> Status | None:
+    present = set(statuses)
+    return next((s for s in WORST_FIRST if s in present), None)
+
+
+def merge_reports(old: RunReport | None, new: RunReport) -> RunReport:
+    """A re-verification of some targets folded into the full picture: their runs replace the old
+    ones; cross-target judgements come from the re-verification when it made any."""
+    if old is None:
+        return new
+    fresh = {run.target.name: run for run in new.runs}
+    runs = [fresh.pop(run.target.name, run) for run in old.runs] + list(fresh.values())
+    cross = new.cross_target if new.cross_target else old.cross_target
+    return RunReport(old.checks, old.targets, runs, old.stage_of, new.started, new.duration_s, new.run_dir, cross)
+
+
+def runnable(planned: list[Planned], include_disruptive: bool) -> list[Planned]:
+    """What a confirmed preview may run: plans the engine allowed, disruptive ones only if confirmed twice."""
+    out = []
+    for p in planned:
+        allowed = p.allowed and (p.plan.safety is Safety.SAFE or (include_disruptive and p.plan.safety is Safety.DISRUPTIVE))
+        out.append(Planned(p.plan, p.target, allowed, p.waits_for))
+    return out

@@ -1,0 +1,222 @@
+"""The fix flow: preview (exact steps per host, before → after, safety, reboots) → confirm →
+a second confirmation for disruptive fixes → per-host per-step progress → re-verification.
+Nothing runs without the preview having been confirmed."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from roce_wizard.fixes import Planned, StepResult
+from roce_wizard.model import Safety
+from roce_wizard.tui import messages as msg
+from roce_wizard.tui.board import runnable
+from roce_wizard.tui.widgets.detail import plan_lines
+
+
+def start_fix_flow(app: App, planned: list[Planned], what: str) -> None:
+    """Preview → (second confirmation for disruptive) → apply + re-verify, or nothing."""
+    if not planned:
+        app.notify("nothing to fix here", title="fix")
+        return
+
+    def confirmed(yes: bool | None) -> None:
+        if not yes:
+            app.log_line(f"fix {what}: cancelled, nothing ran", "dim")
+            return
+        disruptive = [p for p in planned if p.allowed and p.plan.safety is Safety.DISRUPTIVE]
+        if disruptive:
+            app.push_screen(ConfirmScreen.disruptive(disruptive), lambda include: go(bool(include)))
+        else:
+            go(False)
+
+    def go(include_disruptive: bool) -> None:
+        chosen = runnable(planned, include_disruptive)
+        if not any(p.allowed for p in chosen):
+            app.notify("nothing left to run (disruptive fixes declined)", title="fix")
+            app.log_line(f"fix {what}: nothing ran (disruptive fixes declined)", "dim")
+            return
+        app.log_line(f"fix {what}: applying {sum(len(p.plan.steps) for p in chosen if p.allowed)} step(s)", "bold")
+        app.push_screen(FixProgressScreen(chosen, what))
+        app.apply_fixes(chosen)
+
+    app.push_screen(FixPreviewScreen(planned, what), confirmed)
+
+
+class FixPreviewScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("y", "answer(True)", "Apply"),
+        Binding("n", "answer(False)", "Cancel"),
+        Binding("escape", "answer(False)", "Cancel"),
+    ]
+
+    def __init__(self, planned: list[Planned], what: str) -> None:
+        super().__init__()
+        self.planned = planned
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        runs = [p for p in self.planned if p.allowed]
+        held = [p for p in self.planned if not p.allowed]
+        steps = sum(len(p.plan.steps) for p in runs)
+        hosts = sorted({p.plan.target for p in runs})
+        reboots = sorted({p.plan.reboot.value for p in runs if p.plan.reboot.value != "none"})
+        disruptive = sum(1 for p in runs if p.plan.safety is Safety.DISRUPTIVE)
+        with Vertical(id="fix-dialog", classes="dialog"):
+            yield Static(Text.assemble(("Fix ", "bold"), (self.what, "bold cyan")), classes="dialog-title")
+            summary = Text(f"{len(runs)} fix(es), {steps} step(s) on {len(hosts)} host(s)")
+            if disruptive:
+                summary.append(f"; {disruptive} disruptive (asked again)", style="bold yellow")
+            if reboots:
+                summary.append(f"; then waits for: {', '.join(reboots)}", style="yellow")
+            if held:
+                summary.append(f"; {len(held)} held back (shown, not run)", style="dim")
+            yield Static(summary)
+            with VerticalScroll(id="fix-plan"):
+                for host in dict.fromkeys(p.plan.target for p in self.planned):
+                    yield Static(Text(host, style="bold underline"))
+                    for line in plan_lines([p for p in self.planned if p.plan.target == host]):
+                        yield Static(line)
+            with Horizontal(classes="buttons"):
+                yield Button("Apply (y)", id="yes", variant="success", disabled=not runs)
+                yield Button("Cancel (n)", id="no", variant="default")
+
+    def on_mount(self) -> None:
+        self.query_one("#no" if not any(p.allowed for p in self.planned) else "#yes", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes and any(p.allowed for p in self.planned))
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question; Escape and n say no."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n", "answer(False)", "No"),
+        Binding("escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, title: str, body: list[Text], yes: str, no: str) -> None:
+        super().__init__()
+        self.title_text, self.body, self.yes, self.no = title, body, yes, no
+
+    @classmethod
+    def disruptive(cls, planned: list[Planned]) -> ConfirmScreen:
+        body = [Text("These change firmware, drivers or module parameters; they take effect only after the "
+                     "reboot shown, and the host must be rebooted (the reboot tracker, b, lists it):")]
+        for p in planned:
+            body.append(Text(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (reboot: {p.plan.reboot.value})",
+                             style="yellow"))
+        return cls(f"Apply {len(planned)} disruptive fix(es) too?", body, "Yes, include them (y)",
+                   "No, safe ones only (n)")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-dialog", classes="dialog"):
+            yield Static(Text(self.title_text, style="bold yellow"), classes="dialog-title")
+            with VerticalScroll():
+                for line in self.body:
+                    yield Static(line)
+            with Horizontal(classes="buttons"):
+                yield Button(self.yes, id="yes", variant="warning")
+                yield Button(self.no, id="no", variant="default")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()  # the safe answer is the default
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class FixProgressScreen(ModalScreen[None]):
+    """Per host, per step: · waiting, ✓ done, ✗ failed (with output); then the re-verification."""
+
+    BINDINGS = [Binding("escape", "close", "Close"), Binding("enter", "close", "Close")]
+
+    def __init__(self, planned: list[Planned], what: str) -> None:
+        super().__init__()
+        self.planned = [p for p in planned if p.allowed]
+        self.what = what
+        self.results: dict[tuple[str, str, str], StepResult] = {}
+        self.state = "applying"
+        self.verdict = Text("")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="progress-dialog", classes="dialog"):
+            yield Static(Text.assemble(("Fixing ", "bold"), (self.what, "bold cyan")), classes="dialog-title")
+            with VerticalScroll(id="progress-steps"):
+                yield Static(id="steps")
+            yield Static(id="progress-state")
+            with Horizontal(classes="buttons"):
+                yield Button("Close (Enter)", id="close")
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        lines = Text()
+        seen: set[tuple[str, str]] = set()
+        for host in dict.fromkeys(p.target.name for p in self.planned):
+            lines.append(f"{host}\n", style="bold")
+            for p in (p for p in self.planned if p.target.name == host):
+                for step in p.plan.steps:
+                    key = (host, p.plan.check, step.command)
+                    done = self.results.get(key)
+                    if done is None and (host, step.command) in seen:
+                        continue  # the same command another plan ran (the one nmlx5_core string)
+                    seen.add((host, step.command))
+                    mark, style = ("·", "dim") if done is None else ("✓", "green") if done.ok else ("✗", "bold red")
+                    lines.append(f"  {mark} {p.plan.check} {step.description}", style=style)
+                    if done is not None:
+                        lines.append(f"  ({done.duration_s:.1f}s)", style="dim")
+                    lines.append("\n")
+                    if done is not None and not done.ok:
+                        lines.append(f"      {done.output.strip()[-300:]}\n", style="red")
+        self.query_one("#steps", Static).update(lines)
+        state = Text(self.state, style="bold")
+        state.append("  ")
+        state.append_text(self.verdict)
+        self.query_one("#progress-state", Static).update(state)
+
+    def on_fix_step_done(self, message: msg.FixStepDone) -> None:
+        step = message.step
+        self.results[(step.target, step.check, step.command)] = step
+        self.redraw()
+
+    def on_fix_finished(self, message: msg.FixFinished) -> None:
+        ok = sum(1 for r in message.run.results if r.ok)
+        failed = len(message.run.results) - ok
+        self.state = f"applied: {ok} step(s) ok" + (f", {failed} failed" if failed else "") + " — re-verifying…"
+        if not message.run.results:
+            self.state = "nothing ran: " + "; ".join(message.run.errors)
+        pending = message.run.pending_reboots
+        if pending:
+            self.verdict = Text(f"waiting for a reboot: {', '.join(pending)} (b: reboot tracker)", style="yellow")
+        self.redraw()
+
+    def on_board_changed(self, _: msg.BoardChanged) -> None:
+        app = self.app
+        if self.state.endswith("re-verifying…") and app.busy is None:
+            touched = {p.plan.target for p in self.planned}
+            cells = [(f.status.symbol, f) for f in app.board.findings()
+                     if f.target in touched and any(f.check == p.plan.check for p in self.planned)]
+            green = sum(1 for sym, _ in cells if sym == "✓")
+            self.state = f"re-verified: {green} of {len(cells)} fixed finding(s) now pass"
+            self.redraw()
+
+    def on_button_pressed(self, _: Button.Pressed) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+

@@ -1,0 +1,180 @@
+"""Reboot tracker: per host, what waits for a reboot (check, reboot kind, reason) and where the
+host is (pending → entering maintenance → rebooting → back → verified) with the elapsed time.
+
+The state comes from the reboot ledger (reboots.build_ledger, derived from the run logs, so it
+survives restarting the app) when roce_wizard/reboots.py is there; without it, from the changes
+this session applied (FixRun.pending_reboots), and rebooting is greyed out."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from roce_wizard.tui import messages as msg
+from roce_wizard.tui.app import reboots_module
+
+STATE_STYLE = {"ok": "green", "pending": "yellow", "entering-maintenance": "cyan", "rebooting": "bold cyan",
+               "back": "cyan", "verified": "bold green", "failed": "bold red"}
+
+
+@dataclass
+class HostRow:
+    host: str
+    state: str
+    pending: list[str] = field(default_factory=list)  # "RW206 host: SRIOV_EN in Next Boot"
+    since: float | None = None  # when the current state began (epoch seconds)
+
+
+def _epoch(value: object) -> float | None:
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and value:
+        try:
+            return datetime.fromisoformat(value).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+def rows_from_ledger(ledger: dict) -> list[HostRow]:
+    rows = []
+    for host, entry in sorted(ledger.items()):
+        state = str(getattr(entry, "state", "pending"))
+        items = [f"{p.check} {getattr(p.reboot, 'value', p.reboot)}: {p.reason}" for p in getattr(entry, "pending", [])]
+        history = getattr(entry, "history", [])
+        since = None
+        if history:
+            last = history[-1]
+            since = _epoch(last.back_at) or _epoch(last.down_at) or _epoch(last.requested_at)
+        elif entry.pending:
+            since = _epoch(entry.pending[0].since)
+        if state == "ok" and not items:
+            continue
+        rows.append(HostRow(host, state, items, since))
+    return rows
+
+
+class RebootScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("R", "reboot", "Reboot pending hosts"),
+        Binding("plus", "batch(1)", "Batch +", key_display="+"),
+        Binding("minus", "batch(-1)", "Batch -", key_display="-"),
+        Binding("r", "refresh", "Refresh"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batch = 1
+        self.live: dict[str, tuple[str, str, float]] = {}  # host -> (state, note, since) while rebooting
+        self.rows: list[HostRow] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="reboot-intro")
+        yield DataTable(id="reboot-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="reboot-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#reboot-table", DataTable).add_columns("host", "state", "elapsed", "waiting for a reboot")
+        self.load()
+        self.set_interval(1.0, self.redraw)  # elapsed time ticks
+
+    def load(self) -> None:
+        reboots = reboots_module()
+        if reboots is not None:
+            try:
+                self.rows = rows_from_ledger(reboots.build_ledger())
+                self.source = "the reboot ledger (run logs)"
+            except Exception as exc:  # noqa: BLE001 - a ledger bug must not take the screen down
+                self.app.log_line(f"reboot ledger: {type(exc).__name__}: {exc}", "red")
+                self.rows = []
+                self.source = "nothing (the ledger could not be read)"
+        else:
+            self.rows = [HostRow(host, "pending", [f"{p.check} {p.reboot.value}: {p.reason}" for p in items],
+                                 min(p.since for p in items))
+                         for host, items in sorted(self.app.pending_from_fixes.items())]
+            self.source = "the fixes applied in this session (the reboot ledger is not built yet)"
+        self.redraw()
+
+    def redraw(self) -> None:
+        table = self.query_one("#reboot-table", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        now = time.time()
+        for row in self.rows:
+            state, note, since = self.live.get(row.host, (row.state, "", row.since or now))
+            elapsed = f"{now - since:.0f}s" if since else "-"
+            pending = "; ".join(row.pending) + (f" — {note}" if note else "")
+            table.add_row(row.host, Text(state, style=STATE_STYLE.get(state, "")), elapsed, pending, key=row.host)
+        if self.rows:
+            table.move_cursor(row=min(cursor, len(self.rows) - 1))
+        intro = Text.assemble(("Reboot tracker", "bold"), f" — from {self.source}. ",
+                              f"Batch size {self.batch} (+/-): hosts rebooted at once, each entering maintenance "
+                              "mode first.")
+        self.query_one("#reboot-intro", Static).update(intro)
+        status = self.query_one("#reboot-status", Static)
+        if reboots_module() is None:
+            status.update(Text("Rebooting from here needs the reboot orchestration (roce_wizard/reboots.py), "
+                               "not built yet: reboot these hosts by hand, then r (re-check) on the main screen.",
+                               style="yellow"))
+        elif not self.rows:
+            status.update(Text("Nothing waits for a reboot.", style="green"))
+        else:
+            status.update(Text(f"R reboots the {len(self.pending_hosts())} pending host(s), {self.batch} at a time.",
+                               style="bold"))
+
+    def pending_hosts(self) -> list[str]:
+        return [r.host for r in self.rows if r.state in ("pending", "failed")]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "reboot":
+            return True if reboots_module() is not None and self.pending_hosts() and not self.app.busy else None
+        return True
+
+    def action_batch(self, step: int) -> None:
+        self.batch = max(1, min(self.batch + step, max(1, len(self.rows))))
+        self.redraw()
+
+    def action_reboot(self) -> None:
+        from roce_wizard.tui.screens.fix import ConfirmScreen  # noqa: PLC0415
+
+        hosts = self.pending_hosts()
+        body = [Text(f"{h}: maintenance mode, reboot, wait for it to come back, verify") for h in hosts]
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self.app.log_line(f"rebooting {', '.join(hosts)}, {self.batch} at a time", "bold")
+                self.app.reboot_hosts(hosts, self.batch)
+
+        self.app.push_screen(ConfirmScreen(f"Reboot {len(hosts)} host(s), {self.batch} at a time?", body,
+                                           "Reboot (y)", "Cancel (n)"), go)
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def on_reboot_progress(self, message: msg.RebootProgress) -> None:
+        previous = self.live.get(message.host)
+        since = previous[2] if previous and previous[0] == message.state else time.time()
+        self.live[message.host] = (message.state, message.note, since)
+        if message.host not in {r.host for r in self.rows}:
+            self.rows.append(HostRow(message.host, message.state))
+        self.redraw()
+
+    def on_reboots_finished(self, _: msg.RebootsFinished) -> None:
+        self.live.clear()
+        self.load()
+
+    def on_board_changed(self, _: msg.BoardChanged) -> None:
+        self.refresh_bindings()

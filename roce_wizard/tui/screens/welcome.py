@@ -1,0 +1,94 @@
+"""First screen: what the inventory holds and whether each target answers (RW001), before any
+other check runs."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from roce_wizard.model import Status
+from roce_wizard.report import STYLE
+from roce_wizard.tui import messages as msg
+from roce_wizard.tui.board import Progress
+
+
+class WelcomeScreen(Screen):
+    BINDINGS = [
+        Binding("enter", "continue", "Run all checks", priority=True),
+        Binding("r", "retry", "Re-check reachability"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="welcome-intro")
+        yield DataTable(id="targets", cursor_type="row", zebra_stripes=True)
+        yield Static(id="welcome-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#targets", DataTable)
+        table.add_columns("target", "kind", "address", "reachable")
+        self.redraw()
+
+    def on_board_changed(self, _: msg.BoardChanged) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        app = self.app
+        setup = app.connection.setup
+        kinds = Counter(t.kind.value for t in setup.targets)
+        intro = Text.assemble(("Welcome to roce-wizard. ", "bold"),
+                              f"Inventory {app.connection.inventory.name}: {len(setup.targets)} targets (",
+                              ", ".join(f"{n} {k}" for k, n in kinds.items()),
+                              f"), playbook {setup.playbook}, {len(setup.chosen)} checks.\n"
+                              "First, can every target be reached (RW001)? Nothing else runs yet.")
+        self.query_one("#welcome-intro", Static).update(intro)
+        table = self.query_one("#targets", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        preflight = app.preflight
+        reached = {f.target: f for f in preflight.findings if f.check == "RW001"} if preflight else {}
+        for t in setup.targets:
+            address = t.address + (f":{t.port}" if t.port and not app.connection.replay else "")
+            table.add_row(t.name, t.kind.value, address, self.reach_cell(t.name, reached.get(t.name)), key=t.name)
+        if setup.targets:
+            table.move_cursor(row=min(cursor, len(setup.targets) - 1))
+        status = self.query_one("#welcome-status", Static)
+        if app.busy == "preflight":
+            status.update(Text("Checking reachability…", style="bold"))
+        elif preflight is not None:
+            bad = [f for f in reached.values() if f.status is not Status.PASS]
+            line = Text(f"{len(reached) - len(bad)} of {len(reached)} targets reachable. ",
+                        style="bold green" if not bad else "bold yellow")
+            line.append("Enter runs every check" + (" (unreachable targets show as such; the rest go on)." if bad
+                                                    else "."), style="")
+            status.update(line)
+
+    def reach_cell(self, name: str, finding) -> Text:  # noqa: ANN001
+        progress = self.app.board.progress.get(name)
+        if self.app.busy == "preflight" and progress is not None and progress.state is Progress.WAITING:
+            return Text("… connecting", style="dim")
+        if finding is None:
+            return Text("-", style="dim")
+        summary = finding.summary if len(finding.summary) < 70 else finding.summary[:67] + "…"
+        return Text(f"{finding.status.symbol} {summary}", style=STYLE[finding.status])
+
+    def action_continue(self) -> None:
+        from roce_wizard.tui.screens.main import MainScreen  # noqa: PLC0415
+
+        self.app.switch_screen(MainScreen())
+        if self.app.busy is None:
+            self.app.run_engine("checks")
+
+    def action_retry(self) -> None:
+        self.app.run_engine("preflight")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("retry", "continue") and self.app.busy is not None:
+            return None
+        return True

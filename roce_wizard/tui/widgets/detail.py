@@ -1,0 +1,125 @@
+"""The detail pane's text for one grid cell: findings (summary, observed vs expected, evidence and
+the raw output), the fix preview and the check's explain text (its docstring sections)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+
+from roce_wizard.catalog import SECTIONS
+from roce_wizard.fixes import Planned
+from roce_wizard.model import Safety, Stage
+from roce_wizard.report import STYLE
+from roce_wizard.tui.board import Board
+
+RAW_LINES = 25
+
+
+def short(value: Any, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def plan_state(p: Planned) -> str:
+    if p.waits_for:
+        return f"waits for {', '.join(p.waits_for)}"
+    if p.plan.safety is Safety.MANUAL or not p.plan.steps:
+        return "manual: shown, never run"
+    if p.plan.safety is Safety.DISRUPTIVE:
+        return "disruptive: asks twice"
+    return "safe"
+
+
+def plan_lines(planned: list[Planned]) -> list[Text]:
+    out: list[Text] = []
+    for p in planned:
+        plan = p.plan
+        reboot = "" if plan.reboot.value == "none" else f" · reboot: {plan.reboot.value}"
+        out.append(Text.assemble((plan.check, "bold"), " · ", (plan.target, "bold"), ": ", plan.summary,
+                                 (f"  [{plan_state(p)}{reboot}]", "dim")))
+        if plan.reboot_reason:
+            out.append(Text(f"    reboot: {plan.reboot_reason}", style="yellow"))
+        for step in plan.steps:
+            out.append(Text(f"    $ {step.command}", style="cyan"))
+            if step.before is not None or step.after is not None:
+                out.append(Text(f"      {step.before} → {step.after}", style="dim"))
+    return out
+
+
+def cell_detail(board: Board, stage: Stage, row: str | None, code: str | None) -> Group:
+    if row is None:
+        return Group(Text("No cell selected. Arrow keys move in the grid.", style="dim"))
+    if code is None:
+        return host_detail(board, stage, row)
+    check = board.checks[code]
+    meta = check.meta
+    parts: list[Any] = [
+        Text.assemble((f"{code} {meta.slug}", "bold"), f" — {meta.title}"),
+        Text(f"{row} · stage {stage.value} · severity {meta.severity.value} · reboot {meta.reboot.value}", style="dim"),
+    ]
+    findings = board.cell_findings(row, code)
+    if not findings:
+        parts.append(Text("not judged on this host (not applicable, or not run yet)", style="dim"))
+    for f in findings:
+        line = Text.assemble((f"{f.status.symbol} ", STYLE[f.status]), f.summary)
+        if f.subject:
+            line.append(f" [{f.subject}]", style="dim")
+        parts.append(line)
+        if f.details.get("unjudged"):
+            parts.append(Text(f"  saw: {f.details['unjudged']}", style="dim"))
+        if f.observed is not None or f.expected is not None:
+            parts.append(Text.assemble(("  observed: ", "bold"), short(f.observed)))
+            parts.append(Text.assemble(("  expected: ", "bold"), short(f.expected)))
+        run = board.run_of(f)
+        for ev in f.evidence:
+            if ev.command:
+                parts.append(Text(f"  $ {ev.command}", style="cyan"))
+            if ev.excerpt:
+                parts.extend(Text(f"  | {ln}", style="dim") for ln in ev.excerpt.splitlines()[:8])
+            raw = run.facts.raw.get(ev.probe) if run is not None else None
+            if raw:
+                lines = raw.splitlines()
+                parts.append(Text(f"  raw output of {ev.probe} ({len(lines)} lines):", style="bold"))
+                parts.extend(Text(f"  {ln}") for ln in lines[:RAW_LINES])
+                if len(lines) > RAW_LINES:
+                    parts.append(Text(f"  … {len(lines) - RAW_LINES} more lines in the run log", style="dim"))
+        if f.fix:
+            parts.append(Text("  fix by hand:", style="bold"))
+            parts.extend(Text(f"    {ln}") for ln in f.fix.splitlines())
+    planned = board.plans_in(stage, row, code)
+    parts.append(Text("\nFix preview", style="bold underline"))
+    if planned:
+        parts.extend(plan_lines(planned))
+        parts.append(Text("f fixes this cell · h this host · c this check · s the whole stage", style="dim"))
+    else:
+        parts.append(Text("nothing to fix here" if check.plan_fix else "the tool does not fix this check: see "
+                          "How to fix by hand", style="dim"))
+    for section in SECTIONS:
+        parts.append(Text(f"\n{section}", style="bold underline"))
+        parts.append(Text(check.doc.get(section, "")))
+    return Group(*parts)
+
+
+def host_detail(board: Board, stage: Stage, row: str) -> Group:
+    target = next((t for t in board.targets if t.name == row), None)
+    parts: list[Any] = [Text(row, style="bold")]
+    if target is not None:
+        parts.append(Text(f"{target.kind.value} · {target.address}" + (f" · on {target.host}" if target.host else ""),
+                          style="dim"))
+    progress = board.progress.get(row)
+    if progress is not None and progress.message:
+        parts.append(Text(progress.message, style="red"))
+    counts: dict[str, int] = {}
+    for code in board.columns(stage):
+        status = board.cell_status(row, code)
+        if status is not None:
+            counts[status.symbol] = counts.get(status.symbol, 0) + 1
+    parts.append(Text("  ".join(f"{sym} {n}" for sym, n in counts.items()) or "no results yet"))
+    planned = board.plans_in(stage, row)
+    if planned:
+        parts.append(Text("\nFix preview (h fixes this host)", style="bold underline"))
+        parts.extend(plan_lines(planned))
+    return Group(*parts)
