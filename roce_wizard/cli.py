@@ -23,8 +23,9 @@ from roce_wizard.model import ExitCode, Policy
 
 app = typer.Typer(
     name="roce-wizard",
-    help="Set up and prove lossless RoCE v2 over SR-IOV on vSphere and bare metal.",
-    no_args_is_help=True,
+    help="Set up and prove lossless RoCE v2 over SR-IOV on vSphere and bare metal. "
+         "With no command: the wizard (a terminal UI) on ./inventory.yaml or -i FILE.",
+    no_args_is_help=False,  # no command opens the wizard (the callback below)
     add_completion=False,
     rich_markup_mode=None,
 )
@@ -485,13 +486,38 @@ def lab_status(
     raise typer.Exit(0 if state["running"] else 3)
 
 
+@app.callback(invoke_without_command=True)
+def wizard(
+    ctx: typer.Context,
+    inventory: Annotated[Path, typer.Option("-i", "--inventory", help="Inventory YAML (for the wizard).")] = Path("inventory.yaml"),
+    playbook: Annotated[str, typer.Option(help="vsphere-sriov, baremetal, or a playbook file.")] = "vsphere-sriov",
+    replay: Annotated[Path | None, typer.Option(help="Answer from recorded outputs (file or run dir), not live hosts.")] = None,
+    known_hosts: Annotated[Path | None, typer.Option(help="known_hosts file (default ~/.ssh/known_hosts).")] = None,
+) -> None:
+    """With no command: the wizard on the inventory (checks, one-click fixes, reboots)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if not inventory.exists():
+        raise _err(f"{inventory}: no such inventory. `roce-wizard demo` opens the wizard on the practice lab; "
+                   "`roce-wizard --help` lists the commands")
+    from roce_wizard.tui.app import make_app  # noqa: PLC0415
+
+    try:
+        wizard_app = make_app(inventory, playbook=playbook, replay=replay, known_hosts=known_hosts)
+    except SetupError as exc:
+        raise _err(str(exc)) from None
+    raise typer.Exit(wizard_app.run() or 0)
+
+
 @app.command()
 def demo(
     hosts: Annotated[int, typer.Option(help="ESXi hosts in the demo lab.", min=1, max=64)] = 4,
+    no_tui: Annotated[bool, typer.Option("--no-tui", help="Run doctor on the lab and print its report "
+                                         "instead of opening the wizard (for scripts).")] = False,
 ) -> None:
     """Try roce-wizard with no hardware: starts the practice lab (`lab up --scenario fresh --hosts 4`:
-    the seed cluster on day 0) in this process, runs `doctor` on it and stops the lab. Until the
-    wizard (TUI) exists, that is what the demo shows: every finding the wizard will fix."""
+    the seed cluster on day 0) in this process and opens the wizard on it; quitting the wizard stops
+    the lab. With --no-tui it runs `doctor` on the lab instead and prints every finding."""
     from roce_wizard.lab.control import LabError, LabSpec, background_lab, new_lab_dir  # noqa: PLC0415
 
     lab_dir = new_lab_dir()
@@ -503,13 +529,22 @@ def demo(
             from roce_wizard.lab.server import read_env  # noqa: PLC0415
 
             os.environ.update(read_env(lab.directory))  # the lab's switch/vCenter/BMC credentials
-            console.print(f"running: roce-wizard doctor -i {lab.directory / 'inventory.yaml'}\n", highlight=False)
-            try:
-                doctor(inventory=lab.directory / "inventory.yaml")
-            except typer.Exit as done:
-                code = done.exit_code
+            if not no_tui:
+                from roce_wizard.tui.app import make_app  # noqa: PLC0415
+
+                make_app(lab.directory / "inventory.yaml", subtitle=f"practice lab: fresh, {hosts} hosts").run()
+                code = None
+            else:
+                console.print(f"running: roce-wizard doctor -i {lab.directory / 'inventory.yaml'}\n", highlight=False)
+                try:
+                    doctor(inventory=lab.directory / "inventory.yaml")
+                except typer.Exit as done:
+                    code = done.exit_code
     except LabError as exc:
         raise _err(str(exc), ExitCode.FAILED) from None
+    if code is None:
+        console.print("[dim]The practice lab is stopped.[/]", highlight=False)
+        raise typer.Exit(0)
     console.print(f"\n[dim]doctor exited {code}. The lab is stopped; `roce-wizard lab up --scenario fresh` "
                   "keeps one running for you to try fixes on.[/]", highlight=False)
     raise typer.Exit(0)
