@@ -145,7 +145,14 @@ def fix(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the plan and stop.")] = False,
     allow_disruptive: Annotated[bool, typer.Option("--allow-disruptive", help="Also apply disruptive fixes "
-                                                   "(firmware, driver, module parameters: they need a reboot).")] = False,
+                                                   "(firmware, driver, module parameters: they need a reboot; "
+                                                   "with --reboot also power off VMs for maintenance mode).")] = False,
+    reboot: Annotated[bool, typer.Option("--reboot", help="Reboot the hosts whose changes wait for a reboot "
+                                         "(maintenance mode through vCenter when the inventory has one), wait for "
+                                         "them, verify, and fix again until nothing is left.")] = False,
+    batch: Annotated[int, typer.Option(help="With --reboot: hosts rebooted at once.", min=1)] = 1,
+    reboot_timeout: Annotated[float, typer.Option(help="With --reboot: seconds a host may take to come back.")] = 1200.0,
+    poll: Annotated[float, typer.Option(help="With --reboot: seconds between checks on a rebooting host.")] = 5.0,
     known_hosts: Annotated[Path | None, typer.Option(help="known_hosts file (default ~/.ssh/known_hosts).")] = None,
     concurrency: Annotated[int, typer.Option(help="Targets worked on at once.")] = 32,
     timeout: Annotated[float, typer.Option(help="Per-command timeout, seconds.")] = 120.0,
@@ -155,36 +162,131 @@ def fix(
     """Preview, then apply, the fixes for what doctor finds; re-verify. Preview only unless confirmed.
 
     Safe fixes apply by default; disruptive ones only with --allow-disruptive; manual ones are shown and
-    never run. Changes that wait for a reboot are listed per host with their reason (reboot
-    orchestration, --reboot, is not built yet)."""
+    never run. Changes that wait for a reboot are listed per host with their reason; --reboot reboots
+    those hosts (in batches of --batch), waits for them, verifies and goes on until nothing is left."""
     from roce_wizard.engine import run_checks  # noqa: PLC0415
-    from roce_wizard.fixes import apply_plans, plan_fixes  # noqa: PLC0415
+    from roce_wizard.fixes import FixContext, RoundHooks, fix_until_ready  # noqa: PLC0415
     from roce_wizard.model import Safety  # noqa: PLC0415
+    from roce_wizard.reboots import build_ledger  # noqa: PLC0415
     from roce_wizard.report import summary_line  # noqa: PLC0415
     from roce_wizard.runlog import RunLog  # noqa: PLC0415
 
     setup = _setup(inventory, playbook, select_, skip, stage, host, checks_dir)
     console = Console()
     runlog = RunLog.create(kind="fix")
+    unavailable: set[str] = set()
 
     def transports() -> Any:
-        out, unavailable = _live_transports(
+        out, missing = _live_transports(
             {t.kind for t in setup.targets}, known_hosts=known_hosts, trust_on_first_use=False,
             concurrency=concurrency, connect_timeout=connect_timeout, timeout=timeout, run_dir=runlog.path)
-        return out, unavailable
+        unavailable.update(missing)
+        return out
 
-    live, unavailable = transports()
+    transports()
     targets = [t for t in setup.targets if t.kind.value not in unavailable]
-    report = asyncio.run(run_checks(targets, setup.chosen, live, setup.policy, stage_of=setup.stage_of,
-                                    runlog=runlog, concurrency=concurrency, command_timeout=timeout))
     allow = {Safety.SAFE} | ({Safety.DISRUPTIVE} if allow_disruptive else set())
-    planned, errors = plan_fixes(report, setup.policy, allow)
-    for error in errors:
-        Console(stderr=True).print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
-    if not planned:
-        console.print(f"nothing to fix: {summary_line(report)}", highlight=False)
+    ctx = FixContext(targets, setup.chosen, setup.stage_of, setup.policy, transports, allow, runlog,
+                     concurrency=concurrency, command_timeout=timeout)
+    asked: list[bool] = []
+
+    def on_report(current) -> None:  # noqa: ANN001
+        for error in current.errors:
+            Console(stderr=True).print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+        if reboot and current.number > 1:
+            console.print(f"[bold]Round {current.number}[/]: {summary_line(current.report)}", highlight=False)
+        if not current.planned:
+            if current.number == 1:
+                console.print(f"nothing to fix: {summary_line(current.report)}", highlight=False)
+            return
+        _print_plan(console, current.planned)
+
+    def confirm(current) -> bool:  # noqa: ANN001
+        if asked:
+            return asked[0]
+        runnable = [p for p in current.planned if p.allowed]
+        console.print(f"{len(runnable)} of {len(current.planned)} fixes would run "
+                      f"({sum(len(p.plan.steps) for p in runnable)} steps)"
+                      + (", then the reboots they need, and again until nothing is left" if reboot else "") + ".",
+                      highlight=False)
+        if dry_run:
+            answer = False
+        elif yes:
+            answer = True
+        elif not sys.stdin.isatty():
+            console.print("preview only: re-run with --yes to apply.", highlight=False)
+            answer = False
+        else:
+            answer = typer.confirm("Apply these fixes?", default=False)
+        asked.append(answer)
+        return answer
+
+    def show(step) -> None:  # noqa: ANN001
+        mark = "[green]✓[/]" if step.ok else "[red]✗[/]"
+        console.print(f"  {mark} {step.target} {step.check}: {escape(step.command)}", highlight=False, soft_wrap=True)
+        if not step.ok:
+            console.print(f"      {step.output.strip()[-400:]}", highlight=False, markup=False, soft_wrap=True)
+
+    def progress(name: str, state: Any, message: str) -> None:
+        console.print(f"  [cyan]↻[/] {name}: {getattr(state, 'value', state)} — {escape(message)}", highlight=False,
+                      soft_wrap=True)
+
+    hooks = RoundHooks(on_report=on_report, on_step=show, on_progress=progress, confirm=confirm)
+    rounds = asyncio.run(fix_until_ready(ctx, reboot=reboot, batch=batch, power_off_vms=allow_disruptive,
+                                         reboot_timeout=reboot_timeout, poll_s=poll, hooks=hooks))
+    last = rounds[-1]
+    applied = [r.fixrun for r in rounds if r.fixrun is not None]
+    if not applied:
         runlog.close()
-        raise typer.Exit(int(report.exit_code))
+        raise typer.Exit(int(last.report.exit_code) if not last.planned else 0)
+    failed = any(not s.ok for run in applied for s in run.results) or any(run.errors for run in applied)
+    for run in applied:
+        for error in run.errors:
+            Console(stderr=True).print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+    if reboot:
+        final = last.report
+        if last.fixrun is not None:  # the loop stopped right after applying: one more look
+            final = asyncio.run(run_checks(targets, setup.chosen, transports(), setup.policy,
+                                           stage_of=setup.stage_of, runlog=runlog, concurrency=concurrency,
+                                           command_timeout=timeout))
+        reboots = {name: len(r) for name, r in _reboots_by_target(rounds).items()}
+        console.print(f"after {len(rounds)} round(s): {summary_line(final)}", highlight=False)
+        if reboots:
+            console.print("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(reboots.items())), highlight=False)
+        failed = failed or any(not o.ok for r in rounds for o in r.rebooted.values())
+        code = final.exit_code
+    else:
+        touched = {s.target for run in applied for s in run.results}
+        again = asyncio.run(run_checks([t for t in targets if t.name in touched], setup.chosen, transports(),
+                                       setup.policy, stage_of=setup.stage_of, runlog=runlog,
+                                       concurrency=concurrency, command_timeout=timeout))
+        console.print(f"re-verified {len(touched)} target(s): {summary_line(again)}", highlight=False)
+        code = again.exit_code
+    runlog.flush()
+    waiting = {name: entry for name, entry in build_ledger(runlog.path.parent.parent).items()
+               if entry.awaiting_reboot and name in {t.name for t in targets}}
+    if waiting:
+        console.print("[bold]Waiting for a reboot[/]" + ("" if reboot else " (reboot these hosts — or run `fix "
+                      "--reboot` — then `roce-wizard doctor`)") + ":", highlight=False)
+        for name, entry in sorted(waiting.items()):
+            kinds = sorted({p.reboot.value for p in entry.awaiting_reboot})
+            reasons = "; ".join(f"{p.check}: {p.reason}" if p.reason else p.check for p in entry.awaiting_reboot)
+            console.print(f"  {name}: {', '.join(kinds)} — {escape(reasons)}", highlight=False, soft_wrap=True)
+    runlog.close()
+    raise typer.Exit(int(ExitCode.FAILED) if failed else int(code))
+
+
+def _reboots_by_target(rounds: list[Any]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for r in rounds:
+        for name, outcome in r.rebooted.items():
+            if outcome.ok:
+                out.setdefault(name, []).append(outcome)
+    return out
+
+
+def _print_plan(console: Console, planned: list[Any]) -> None:
+    from roce_wizard.model import Safety  # noqa: PLC0415
 
     console.print("[bold underline]Fix plan[/]", highlight=False)
     for target in dict.fromkeys(p.target.name for p in planned):
@@ -203,49 +305,6 @@ def fix(
                 if step.before is not None or step.after is not None:
                     console.print(f"          before: {step.before}", highlight=False, markup=False, soft_wrap=True)
                     console.print(f"          after:  {step.after}", highlight=False, markup=False, soft_wrap=True)
-    runnable = [p for p in planned if p.allowed]
-    console.print(f"{len(runnable)} of {len(planned)} fixes would run "
-                  f"({sum(len(p.plan.steps) for p in runnable)} steps).", highlight=False)
-    if dry_run or not runnable:
-        runlog.close()
-        raise typer.Exit(0)
-    if not yes:
-        if not sys.stdin.isatty():
-            console.print("preview only: re-run with --yes to apply.", highlight=False)
-            runlog.close()
-            raise typer.Exit(0)
-        if not typer.confirm("Apply these fixes?", default=False):
-            runlog.close()
-            raise typer.Exit(0)
-
-    live, _ = transports()
-
-    def show(step) -> None:  # noqa: ANN001
-        mark = "[green]✓[/]" if step.ok else "[red]✗[/]"
-        console.print(f"  {mark} {step.target} {step.check}: {step.command}", highlight=False, soft_wrap=True)
-        if not step.ok:
-            console.print(f"      {step.output.strip()[-400:]}", highlight=False, markup=False, soft_wrap=True)
-
-    result = asyncio.run(apply_plans(planned, live, runlog=runlog, command_timeout=timeout, on_step=show))
-    for error in result.errors:
-        Console(stderr=True).print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
-    live, _ = transports()
-    touched = {r.target for r in result.results}
-    again = asyncio.run(run_checks([t for t in targets if t.name in touched], setup.chosen, live, setup.policy,
-                                   stage_of=setup.stage_of, runlog=runlog, concurrency=concurrency,
-                                   command_timeout=timeout))
-    console.print(f"re-verified {len(touched)} target(s): {summary_line(again)}", highlight=False)
-    pending = result.pending_reboots
-    if pending:
-        console.print("[bold]Waiting for a reboot[/] (reboot these hosts, then run `roce-wizard doctor`):",
-                      highlight=False)
-        for name, items in pending.items():
-            kinds = sorted({k.value for _, k, _ in items})
-            reasons = "; ".join(f"{c}: {r}" if r else c for c, _, r in items)
-            console.print(f"  {name}: {', '.join(kinds)} — {reasons}", highlight=False, soft_wrap=True)
-    runlog.close()
-    failed = any(not r.ok for r in result.results) or result.errors
-    raise typer.Exit(int(ExitCode.FAILED) if failed else int(again.exit_code))
 
 
 @app.command()

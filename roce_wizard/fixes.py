@@ -60,29 +60,57 @@ class FixRun:
         return out
 
 
-def plan_fixes(report: RunReport, policy: Policy, allow: set[Safety]) -> tuple[list[Planned], list[str]]:
-    """The plans of every failing (not blocked) finding whose check can fix it; errors of plan_fix itself."""
+def plan_fixes(report: RunReport, policy: Policy, allow: set[Safety], *,
+               staged: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset()) -> tuple[list[Planned], list[str]]:
+    """The plans of every failing (not blocked) finding whose check can fix it; errors of plan_fix itself.
+
+    A finding blocked by a root cause that is being fixed (planned here, or `staged`: (target, check)
+    changes applied and waiting for a reboot) is planned too, so that what waits for the same reboot goes
+    in before it: NUM_OF_VFS (RW208, blocked while SRIOV_EN is off) rides the reboot that turns SRIOV_EN on."""
     planned: list[Planned] = []
     errors: list[str] = []
+    blocked_later: list[tuple[Any, str, tuple[str, str]]] = []
     for run in report.runs:
         failing = {f.check for f in run.findings if f.status in (Status.FAIL, Status.WARN) and f.blocked_by is None}
         not_passing = {f.check for f in run.findings if f.status is not Status.PASS}
+        for f in run.findings:
+            if f.status is Status.SKIP and f.blocked_by is not None and f.check not in failing:
+                blocked_later.append((run, f.check, f.blocked_by))
         for code in sorted(failing):
-            check = report.checks.get(code)
-            if check is None or check.plan_fix is None:
-                continue
-            try:
-                plan = check.plan_fix(run.facts, policy)
-            except Exception as exc:  # a planning bug is reported, never applied half-way
-                errors.append(f"{code} on {run.target.name}: plan_fix crashed: "
-                              f"{traceback.format_exception_only(type(exc), exc)[-1].strip()}")
-                continue
-            if plan is None:
-                continue
-            waits = tuple(c for c in plan.needs if c in not_passing)
-            allowed = plan.safety in allow and plan.safety is not Safety.MANUAL and not waits and bool(plan.steps)
-            planned.append(Planned(plan, run.target, allowed, waits))
+            item, error = _plan_one(report, run, code, policy, allow, not_passing)
+            if error:
+                errors.append(error)
+            if item is not None:
+                planned.append(item)
+    fixing = set(staged) | {(p.target.name, p.plan.check) for p in planned if p.allowed}
+    seen: set[tuple[str, str]] = {(p.target.name, p.plan.check) for p in planned}
+    for run, code, (root_check, root_target) in blocked_later:
+        if (run.target.name, code) in seen or (root_target, root_check) not in fixing:
+            continue
+        seen.add((run.target.name, code))
+        not_passing = {f.check for f in run.findings if f.status is not Status.PASS} - {code}
+        # the root is being fixed: what this plan needs is the root itself, which is not a reason to wait
+        item, _ = _plan_one(report, run, code, policy, allow, not_passing - {root_check})
+        if item is not None:  # a blocked check's planning problem is not reported: it is not judged yet
+            planned.append(item)
     return planned, errors
+
+
+def _plan_one(report: RunReport, run: Any, code: str, policy: Policy, allow: set[Safety],
+              not_passing: set[str]) -> tuple[Planned | None, str | None]:
+    check = report.checks.get(code)
+    if check is None or check.plan_fix is None:
+        return None, None
+    try:
+        plan = check.plan_fix(run.facts, policy)
+    except Exception as exc:  # a planning bug is reported, never applied half-way
+        return None, (f"{code} on {run.target.name}: plan_fix crashed: "
+                      f"{traceback.format_exception_only(type(exc), exc)[-1].strip()}")
+    if plan is None:
+        return None, None
+    waits = tuple(c for c in plan.needs if c in not_passing)
+    allowed = plan.safety in allow and plan.safety is not Safety.MANUAL and not waits and bool(plan.steps)
+    return Planned(plan, run.target, allowed, waits), None
 
 
 async def apply_plans(
@@ -137,3 +165,198 @@ async def apply_plans(
         for used in {id(t): t for t in by_kind.values()}.values():
             await used.close()
     return run
+
+
+# ------------------------------------------------------------------- fix, reboot, repeat
+
+
+@dataclass
+class FixContext:
+    """What one `fix` works on: the targets and checks doctor would run, and how to reach them."""
+
+    targets: list[Target]
+    checks: dict[str, Any]  # code -> LoadedCheck
+    stage_of: dict[str, Any]
+    policy: Policy
+    make_transports: Callable[[], Mapping[TargetKind, Transport]]  # fresh ones per phase (phases close them)
+    allow: set[Safety]
+    runlog: RunLog
+    concurrency: int = 32
+    command_timeout: float = 120.0
+
+
+@dataclass
+class Round:
+    number: int
+    report: RunReport
+    planned: list[Planned]
+    fixrun: FixRun | None = None
+    rebooted: dict[str, Any] = field(default_factory=dict)  # name -> reboots.RebootOutcome
+    powered_on: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RoundHooks:
+    """How a front end follows along (the CLI prints, the wizard posts messages)."""
+
+    on_report: Callable[[Round], None] = lambda r: None  # after the checks of a round
+    on_step: Callable[[StepResult], None] = lambda s: None
+    on_progress: Callable[[str, Any, str], None] = lambda h, s, m: None  # reboots: (target, HostState, text)
+    confirm: Callable[[Round], bool] = lambda r: True  # before applying a round's runnable plans
+
+
+async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_rounds: int = 30,
+                          power_off_vms: bool = False, reboot_timeout: float = 1200.0, poll_s: float = 5.0,
+                          hooks: RoundHooks | None = None) -> list[Round]:
+    """Check, fix what is allowed, reboot what waits for a reboot, and again, until a round has nothing
+    left to do (or `max_rounds`). Batching follows from the plans' `needs`: everything that can go in before
+    a reboot does, so a host on day 0 takes two reboots (MFT + NMST + driver + staged BIOS; then firmware
+    configuration + module parameters + the vSphere VF count). VMs powered off for a host reboot stay off
+    until no host needs another reboot, then come back once (one restart per VM, which also covers guest
+    changes that wait for a VM reboot)."""
+    from roce_wizard.engine import run_checks  # noqa: PLC0415
+    from roce_wizard.reboots import (  # noqa: PLC0415
+        HOST_REBOOTS, RebootPlan, ledger_from_events, read_events, reboot_hosts, record_verification, run_dirs,
+        set_vm_power,
+    )
+
+    hooks = hooks or RoundHooks()
+    names = {t.name: t for t in ctx.targets}
+    base = ctx.runlog.path.parent.parent
+    rounds: list[Round] = []
+    rebooted_last: dict[str, list[str]] = {}  # host -> checks waiting for that reboot
+
+    def ledger() -> dict[str, Any]:
+        ctx.runlog.flush()
+        events: list[dict[str, Any]] = []
+        for run in run_dirs(base):
+            events.extend(read_events(run))
+        events.sort(key=lambda e: e.get("ts") or 0.0)
+        return {n: v for n, v in ledger_from_events(events).items() if n in names}
+
+    def reboot_plan(keep_vms_off: bool) -> RebootPlan:
+        return RebootPlan(ctx.targets, ctx.make_transports(), power_off_vms=power_off_vms,
+                          keep_vms_off=keep_vms_off, timeout_s=reboot_timeout, poll_s=poll_s,
+                          command_timeout=ctx.command_timeout)
+
+    async def close(plan: RebootPlan) -> None:
+        for used in {id(t): t for t in plan.transports.values()}.values():
+            await used.close()
+
+    applied: set[tuple[str, str]] = set()  # (target, command) run since the target's last boot
+    for number in range(1, max_rounds + 1):
+        report = await run_checks(ctx.targets, ctx.checks, ctx.make_transports(), ctx.policy, stage_of=ctx.stage_of,
+                                  runlog=ctx.runlog, concurrency=ctx.concurrency,
+                                  command_timeout=ctx.command_timeout)
+        book = ledger()
+        staged = {(n, p.check) for n, entry in book.items() for p in entry.awaiting_reboot}
+        planned, errors = plan_fixes(report, ctx.policy, ctx.allow, staged=staged)
+        for item in planned:  # ran already on this boot and still planned: the change waits for a reboot
+            if item.allowed and all((item.target.name, st.command) in applied for st in item.plan.steps):
+                item.allowed, item.waits_for = False, ("a reboot",)
+        current = Round(number, report, planned, errors=errors)
+        rounds.append(current)
+        # the hosts rebooted last round: are the values that waited for the reboot current now?
+        status = {(f.target, f.check): f.status for f in report.findings}
+        for host, waiting in rebooted_last.items():
+            failing = sorted({c for c in waiting if status.get((host, c), Status.PASS) is not Status.PASS})
+            record_verification(ctx.runlog, host, not failing, failing)
+        rebooted_last = {}
+        hooks.on_report(current)
+        runnable = [p for p in planned if p.allowed]
+        if runnable and not hooks.confirm(current):
+            break
+        if runnable:
+            current.fixrun = await apply_plans(planned, ctx.make_transports(), runlog=ctx.runlog,
+                                               command_timeout=ctx.command_timeout, on_step=hooks.on_step)
+            applied.update((r.target, r.command) for r in current.fixrun.results if r.ok)
+            if not reboot or not any(r.ok for r in current.fixrun.results):
+                break
+            continue  # look again before any reboot: a fix can unblock others that ride the same reboot
+        if not reboot:
+            break
+        book = ledger()
+        hosts = sorted(n for n, entry in book.items() if names[n].kind in (TargetKind.ESXI, TargetKind.LINUX)
+                       and any(p.reboot in HOST_REBOOTS for p in entry.awaiting_reboot))
+        off = {vm: host for host, entry in book.items() for vm in entry.powered_off_vms}
+        if hosts:
+            plan = reboot_plan(keep_vms_off=True)
+            try:
+                reasons = {h: [f"{p.check}: {p.reason}" if p.reason else p.check for p in book[h].awaiting_reboot]
+                           for h in hosts}
+                current.rebooted = await reboot_hosts(plan, hosts, batch=batch, runlog=ctx.runlog,
+                                                      on_progress=hooks.on_progress, reasons=reasons)
+            finally:
+                await close(plan)
+            rebooted_last = {h: [p.check for p in book[h].awaiting_reboot]
+                             for h, outcome in current.rebooted.items() if outcome.ok}
+            applied = {(t, c) for t, c in applied if t not in rebooted_last}
+            if not rebooted_last:
+                break  # every reboot failed: stop, the ledger says why
+            continue
+        # no host waits for a reboot: the VMs this tool powered off come back (once)
+        vm_targets = {t.vm: t for t in ctx.targets if t.kind is TargetKind.GUEST and t.vm}
+        if off:
+            plan = reboot_plan(keep_vms_off=False)
+            try:
+                for vm, host in sorted(off.items()):
+                    if plan.vcenter is None:
+                        current.errors.append(f"{vm}: powered off by an earlier run; no vCenter to power it on")
+                        continue
+                    hooks.on_progress(host, "power-on", f"powering on VM {vm}")
+                    try:
+                        await set_vm_power(plan, vm, host, "on", ctx.runlog)
+                        current.powered_on.append(vm)
+                    except Exception as exc:  # noqa: BLE001 - reported, the rest go on
+                        current.errors.append(f"{vm}: power on failed: {exc}")
+            finally:
+                await close(plan)
+            back = [vm_targets[v] for v in current.powered_on if v in vm_targets]
+            applied = {(t, c) for t, c in applied if t not in {g.name for g in back}}
+            await _wait_reachable(back, ctx.make_transports, reboot_timeout, poll_s)
+            if not current.powered_on:
+                break
+            continue
+        # guests whose change waits for a VM reboot, on a host that stays up
+        guests = sorted(n for n, entry in book.items() if names[n].kind is TargetKind.GUEST and entry.awaiting_reboot)
+        if guests:
+            plan = reboot_plan(keep_vms_off=False)
+            try:
+                current.rebooted = await reboot_hosts(plan, guests, batch=max(batch, len(guests)),
+                                                      runlog=ctx.runlog, on_progress=hooks.on_progress)
+            finally:
+                await close(plan)
+            rebooted_last = {g: [p.check for p in book[g].awaiting_reboot]
+                             for g, outcome in current.rebooted.items() if outcome.ok}
+            applied = {(t, c) for t, c in applied if t not in rebooted_last}
+            if not rebooted_last:
+                break
+            continue
+        break
+    return rounds
+
+
+async def _wait_reachable(targets: list[Target], make_transports: Callable[[], Mapping[TargetKind, Transport]],
+                          timeout: float, poll_s: float) -> None:
+    """Wait (bounded) until every target answers a session again (VMs just powered on)."""
+    if not targets:
+        return
+    import asyncio  # noqa: PLC0415
+
+    transports = make_transports()
+    deadline = time.monotonic() + timeout
+    try:
+        for target in targets:
+            while True:
+                try:
+                    session = await transports[target.kind].session(target)
+                    await session.close()
+                    break
+                except TransportError:
+                    if time.monotonic() > deadline:
+                        return
+                    await asyncio.sleep(poll_s)
+    finally:
+        for used in {id(t): t for t in transports.values()}.values():
+            await used.close()
