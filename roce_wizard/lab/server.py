@@ -33,6 +33,7 @@ import json
 import logging
 import os
 import shlex
+import socket
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -121,6 +122,9 @@ class Endpoint:
     conns: set[asyncssh.SSHServerConnection] = field(default_factory=set)
     rebooting: bool = False
     commands: int = 0
+    # while down, the port stays bound (not listening: connects are refused) so that no other
+    # program's ephemeral port takes it before the target comes back on it
+    placeholder: socket.socket | None = None
 
 
 @dataclass
@@ -196,6 +200,7 @@ class Lab:
         self.started = time.time()
         self.ready = False
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._sync_lock = asyncio.Lock()  # reboots, power changes and faults all sync the listeners
         self._dirty = False
         self._flusher: asyncio.Task[None] | None = None
         self._stopped = False
@@ -273,6 +278,10 @@ class Lab:
                 except Exception:  # noqa: BLE001 - stopping must go on
                     log.exception("stopping a %s service failed", service.kind)
         await asyncio.gather(*(self._close(ep) for ep in self.endpoints.values()), return_exceptions=True)
+        for ep in self.endpoints.values():  # stopped for good: release the ports
+            if ep.placeholder is not None:
+                ep.placeholder.close()
+                ep.placeholder = None
         try:
             self.save_state(stopped=True)
         except OSError:
@@ -339,6 +348,9 @@ class Lab:
     async def _listen(self, ep: Endpoint) -> None:
         if ep.acceptor is not None:
             return
+        if ep.placeholder is not None:
+            ep.placeholder.close()
+            ep.placeholder = None
         ep.acceptor = await asyncssh.create_server(
             lambda: _SshServer(self, ep),
             self.host,
@@ -375,14 +387,23 @@ class Lab:
                 await asyncio.wait_for(acceptor.wait_closed(), 5)
             except (TimeoutError, OSError):
                 pass
+            if ep.port and ep.placeholder is None:
+                hold = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                hold.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                try:
+                    hold.bind((self.host, ep.port))
+                    ep.placeholder = hold
+                except OSError:
+                    hold.close()
 
     async def sync(self) -> None:
         """Make listeners follow the world: down, rebooting and RW001 targets refuse connections."""
-        for ep in self.endpoints.values():
-            if self._should_listen(ep):
-                await self._listen(ep)
-            elif ep.acceptor is not None:
-                await self._close(ep)
+        async with self._sync_lock:  # two syncs at once would both bind a target's port
+            for ep in self.endpoints.values():
+                if self._should_listen(ep):
+                    await self._listen(ep)
+                elif ep.acceptor is not None:
+                    await self._close(ep)
         self.save_state()
 
     # ------------------------------------------------------------------ faults and worlds
