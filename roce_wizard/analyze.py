@@ -21,6 +21,7 @@ from roce_wizard.parsers import PARSERS, ParseError
 from roce_wizard.parsers.detect import UNKNOWN, detect, strip_annotations
 from roce_wizard.probes import PROBES
 
+BUNDLE_MANIFEST = "bundle.json"  # what marks a support bundle's top directory (roce_wizard.bundle.MANIFEST)
 MAX_BYTES = 8 * 1024 * 1024  # a pasted output larger than this is not a tool output we read
 
 
@@ -52,8 +53,12 @@ def _iter_files(paths: Iterable[Path], tmp: Path) -> Iterable[tuple[Path, str]]:
     """(file, group) pairs; a directory's files form one group; a .tar.gz bundle is unpacked."""
     for path in paths:
         if path.is_dir():
+            # a support bundle (roce-wizard export): only its raw/ holds tool outputs; the rest is its report
+            bundles = {m.parent for m in path.rglob(BUNDLE_MANIFEST)}
             for f in sorted(p for p in path.rglob("*") if p.is_file()):
                 if f.name in ("results.json", "events.jsonl", "latest") or f.name.startswith("."):
+                    continue
+                if any(b in f.parents and b / "raw" not in f.parents for b in bundles):
                     continue
                 yield f, str(f.parent)
         elif path.name.endswith((".tar.gz", ".tgz")):

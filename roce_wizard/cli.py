@@ -112,7 +112,7 @@ def doctor(
             targets = [t for t in targets if t.kind.value not in unavailable]
     if not targets:
         raise _err(f"no target to check in {inventory}")
-    runlog.event("inventory", path=str(inventory), targets=[t.name for t in targets], playbook=setup.playbook,
+    runlog.event("inventory", path=str(inventory.resolve()), targets=[t.name for t in targets], playbook=setup.playbook,
                  checks=list(chosen), policy=policy.to_dict())
     report = asyncio.run(run_checks(targets, chosen, transport, policy, stage_of=stage_of, runlog=runlog,
                                     concurrency=concurrency, command_timeout=timeout))
@@ -347,6 +347,44 @@ def analyze(
         if f.kind == "unknown":
             console.print("    [dim]not recognised as the output of any tool roce-wizard reads[/]", highlight=False)
     raise typer.Exit(code)
+
+
+@app.command()
+def export(
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="The .tar.gz to write (default "
+                                               "roce-wizard-bundle-<run id>.tar.gz here).")] = None,
+    run: Annotated[Path | None, typer.Option("--run", help="The run directory to export.")] = None,
+    last: Annotated[bool, typer.Option("--last", help="Export the newest run (the default).")] = False,
+    inventory: Annotated[Path | None, typer.Option("-i", "--inventory", help="Inventory YAML (default: the one "
+                                                   "the run recorded).")] = None,
+    anonymize: Annotated[bool, typer.Option("--anonymize", help="Also replace hostnames, IPs, MACs, GUIDs and "
+                                            "serials with consistent pseudonyms.")] = False,
+    list_only: Annotated[bool, typer.Option("--list", help="Show what would be included and redacted; write nothing.")] = False,
+) -> None:
+    """Write a support bundle (.tar.gz) of one run: summary (Markdown + HTML), results, events, raw outputs,
+    versions, reboot ledger and the inventory, with every secret removed."""
+    from roce_wizard.bundle import BundleError, build_bundle, check_writable, find_run, listing  # noqa: PLC0415
+
+    if run is not None and last:
+        raise _err("--run and --last: pick one")
+    try:
+        run_dir = find_run(run)
+        bundle = build_bundle(run_dir, inventory_path=inventory, anonymize=anonymize)
+        target = output if output is not None else Path.cwd() / bundle.default_name()
+        if list_only:
+            for line in listing(bundle, target):
+                typer.echo(line)
+            raise typer.Exit(0)
+        check_writable(target)
+        bundle.write(target)
+    except BundleError as exc:
+        raise _err(str(exc)) from None
+    total = bundle.redaction_total()
+    typer.echo(f"wrote {target} ({target.stat().st_size} bytes, {len(bundle.members)} files"
+               + (", anonymized" if anonymize else "") + "); redacted: "
+               + (", ".join(f"{n} {k}" for k, n in sorted(total.items())) or "nothing needed redacting"))
+    for note in bundle.notes:
+        typer.echo(f"note: {note}")
 
 
 @app.command()

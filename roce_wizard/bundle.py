@@ -1,0 +1,1206 @@
+"""The support bundle (`roce-wizard export`): one run's evidence as a .tar.gz for a support ticket.
+
+    roce-wizard-bundle-<run id>/
+        bundle.json          manifest: tool version, run, files, what was redacted (counts, never values)
+        summary.md           the findings by stage; validate tables; versions; reboot ledger
+        summary.html         the same as one self-contained page (inline CSS, incast plot as inline SVG)
+        results.json         what doctor printed (or, for a run without one, rebuilt from its finding events)
+        events.jsonl         the run's journal
+        raw/<target>/…       every recorded command output (what `analyze` judges), sessions/ when present
+        versions.json        tool, Python, platform; per host ESXi build, firmware, driver, OFED
+        reboot-ledger.json   per host: pending reboots and reboot history
+        inventory.yaml       the inventory as roce-wizard resolved it, credentials as references only
+
+Secrets never reach the archive. Every file goes through the same redaction: the values the inventory
+resolves as secrets (plaintext passwords, the env vars and keyring entries it references, secret-named
+options, dotenv files beside it such as a lab's lab.env, the SSH key file's lines), PEM private key blocks,
+`password=`/`token:`/`secret`/`community` forms, switch-config secrets, bearer/basic auth and URL
+userinfo. Before anything is written each member is checked byte by byte for every known secret; one
+left means no bundle (BundleError), not a leaky one.
+
+`anonymize=True` also replaces hostnames, IPv4/IPv6 addresses, MACs, GUIDs, UUIDs and serial numbers with
+pseudonyms that are consistent across every file (same input, same pseudonym; MAC and GUID spellings of
+one address map alike), keep their syntax (so `analyze` still parses the outputs) and keep structure
+readable: esxi-01, guest-02, 10.0.1.11 in the same pseudo subnet as its neighbours.
+"""
+
+from __future__ import annotations
+
+import gzip
+import html
+import io
+import ipaddress
+import json
+import os
+import platform
+import re
+import shlex
+import sys
+import tarfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from roce_wizard import __version__
+
+MANIFEST = "bundle.json"
+REDACTED = "<redacted>"
+MIN_SECRET_LEN = 4  # shorter literals cannot be redacted by value without eating ordinary text
+
+
+class BundleError(Exception):
+    """Bad input (no run, missing run dir, unreadable inventory, unwritable output): exit 2."""
+
+
+# ---------------------------------------------------------------------------------------- the run
+
+
+def find_run(run: Path | None, base: Path | None = None) -> Path:
+    """The run directory to export: `run` as given, else the newest run under the state dir."""
+    from roce_wizard.runlog import runs_dir  # noqa: PLC0415
+
+    if run is not None:
+        if not run.is_dir():
+            raise BundleError(f"--run {run}: no such run directory")
+        if not (run / "events.jsonl").exists() and not (run / "raw").is_dir():
+            raise BundleError(f"--run {run}: not a run directory (no events.jsonl, no raw/)")
+        return run
+    root = runs_dir(base)
+    runs = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    latest = root / "latest"
+    if latest.is_file():
+        named = root / latest.read_text(encoding="utf-8").strip()
+        if named.is_dir():
+            newest = runs[-1] if runs else named
+            return newest if newest.name > named.name else named
+    if not runs:
+        raise BundleError(f"no runs under {root}: run `roce-wizard doctor` first, or pass --run RUN_DIR")
+    return runs[-1]
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def _events(run_dir: Path) -> list[dict[str, Any]]:
+    from roce_wizard.runlog import read_events  # noqa: PLC0415
+
+    return read_events(run_dir)
+
+
+# ---------------------------------------------------------------------------------------- secrets
+
+_SECRET_KEY = re.compile(r"(?i)(pass(word|wd|phrase)?|pwd|token|secret|community|api[_-]?key|private[_-]?key|"
+                         r"auth[_-]?key|credential)")
+_SECRET_ENV = re.compile(r"(?i)(pass(word|wd|phrase)|token|secret|community|api_?key|private_?key)")  # not PWD
+_REFERENCE = re.compile(r"^<(env|keyring|prompt)(:[^>]*)?>$")
+_PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----.*?(?:-----END \1-----|\Z)", re.DOTALL)
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@]+):([^\s/@]+)@")
+_AUTH_HEADER = re.compile(r"(?i)(\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|bearer|token)|\bbearer)([ \t]+)"
+                          r"([A-Za-z0-9._~+/=-]{8,})")
+# key=value / key: value / "key": "value" with a secret-looking key; references (<env:X>, {env: X}) are kept
+_KEY_VALUE = re.compile(
+    r"""(?ix)
+    (?P<key>["']?[\w.-]*(?:password|passwd|passphrase|pwd|token|secret|community|api[_-]?key|private[_-]?key)[\w.-]*["']?)
+    (?P<sep>[ \t]*[=:][ \t]*)
+    (?P<value>"[^"\n]*"|'[^'\n]*'|(?![<{\[])[^\s,;&"'<>{}]+)
+    """)
+# switch configuration: `snmp-server community X`, `username admin password 0 X`, `enable secret 5 X`,
+# `tacacs-server key 7 X`, NVUE `readonly-community X`
+_CONFIG_SECRET = re.compile(
+    r"""(?imx)
+    ^(?P<head>[ \t]*(?:nv[ \t]+set[ \t]+(?:system[ \t]+)?)?(?:snmp-server|snmp|username|enable|tacacs-server|
+                     radius-server|tacacs|radius|ntp)\b[^\n]*?\b(?:password|secret|community|key)\b
+      (?:[ \t]+(?:0|5|7|8|9|sha512|sha256|encrypted|plaintext|cleartext)\b)?[ \t]+)
+    (?P<value>(?!<redacted>)\S+)
+    """)
+
+
+def _is_reference(value: str) -> bool:
+    return bool(_REFERENCE.match(value)) or value == REDACTED
+
+
+@dataclass
+class Redactor:
+    """Removes secrets from text; counts what it removed per kind (never the values)."""
+
+    literals: tuple[str, ...] = ()
+    _literal_re: re.Pattern[str] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        usable = sorted({s for s in self.literals if len(s) >= MIN_SECRET_LEN}, key=len, reverse=True)
+        self.literals = tuple(usable)
+        self._literal_re = re.compile("|".join(re.escape(s) for s in usable)) if usable else None
+
+    def text(self, text: str, counts: dict[str, int]) -> str:
+        def count(kind: str, n: int) -> None:
+            if n:
+                counts[kind] = counts.get(kind, 0) + n
+
+        text, n = _PEM.subn(lambda m: f"-----BEGIN {m.group(1)}-----\n{REDACTED}\n-----END {m.group(1)}-----", text)
+        count("private key", n)
+        if self._literal_re is not None:
+            text, n = self._literal_re.subn(REDACTED, text)
+            count("inventory secret", n)
+        text, n = _URL_USERINFO.subn(lambda m: f"{m.group(1)}:{REDACTED}@", text)
+        count("url password", n)
+        text, n = _AUTH_HEADER.subn(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+        count("auth token", n)
+
+        def kv(m: re.Match[str]) -> str:
+            value = m.group("value")
+            bare = value.strip("\"'")
+            if _is_reference(bare) or not bare or _SAFE_SECRET_KEY_VALUE.match(bare):
+                return m.group(0)
+            quote = value[0] if value[:1] in "\"'" else ""
+            counts["key=value secret"] = counts.get("key=value secret", 0) + 1
+            return f"{m.group('key')}{m.group('sep')}{quote}{REDACTED}{quote}"
+
+        text = _KEY_VALUE.sub(kv, text)
+        text, n = _CONFIG_SECRET.subn(lambda m: f"{m.group('head')}{REDACTED}", text)
+        count("config secret", n)
+        return text
+
+    def value(self, obj: Any, counts: dict[str, int], key: str | None = None) -> Any:
+        """A JSON value with every string redacted; a string under a secret-named key goes whole."""
+        if isinstance(obj, dict):
+            return {k: self.value(v, counts, str(k)) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [self.value(v, counts, key) for v in obj]
+        if isinstance(obj, str):
+            if key is not None and _SECRET_KEY.search(key) and obj and not _is_reference(obj) \
+                    and not _SAFE_SECRET_KEY_VALUE.match(obj):
+                counts["secret field"] = counts.get("secret field", 0) + 1
+                return REDACTED
+            return self.text(obj, counts)
+        return obj
+
+    def leaks(self, data: bytes) -> list[str]:
+        """Which kinds of secret survive in `data` (a final check on the bytes written)."""
+        found = []
+        for secret in self.literals:
+            forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1],
+                     html.escape(secret), html.escape(secret, quote=False)}
+            if any(form.encode("utf-8") in data for form in forms):
+                found.append("an inventory secret")
+                break
+        text = data.decode("utf-8", errors="replace")
+        for m in re.finditer(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:\\n|\s)*(\S{0,10})", text):
+            if not m.group(1).startswith(("<redacted>", "&lt;redact")):
+                found.append("a private key block")
+                break
+        return found
+
+
+# values a secret-named key may carry that are not secrets: booleans, references, plain states
+_SAFE_SECRET_KEY_VALUE = re.compile(r"^(true|false|yes|no|none|null|prompt|present|missing|unset|set|enabled|disabled|"
+                                    r"locked|unlocked|\*+)$", re.IGNORECASE)
+
+
+def _key_lines(path: Path) -> list[str]:
+    """The body lines of an SSH private key file: if one ever shows up on its own it is redacted too."""
+    try:
+        text = path.expanduser().read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    if "PRIVATE KEY" not in text:
+        return []
+    return [ln.strip() for ln in text.splitlines() if len(ln.strip()) >= 16 and not ln.startswith("-----")]
+
+
+def _dotenv_values(path: Path) -> list[str]:
+    out = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        _, _, value = line.removeprefix("export ").partition("=")
+        try:
+            parts = shlex.split(value)
+        except ValueError:
+            parts = [value]
+        if parts and parts[0]:
+            out.append(parts[0])
+    return out
+
+
+def secret_values(inventory: Any | None, inventory_path: Path | None) -> list[str]:
+    """Every secret value this machine can resolve for the inventory, to redact by value."""
+    from roce_wizard.model import SecretSource  # noqa: PLC0415
+
+    values: list[str] = []
+    for target in getattr(inventory, "targets", []) or []:
+        ref = target.credentials.password
+        if ref is not None:
+            if ref.source is SecretSource.PLAINTEXT and ref.value:
+                values.append(ref.value)
+            elif ref.source is SecretSource.ENV and os.environ.get(ref.name):
+                values.append(os.environ[ref.name])
+            elif ref.source is SecretSource.KEYRING:
+                values.extend(_keyring_value(ref.name))
+        if target.credentials.key_file:
+            values.extend(_key_lines(Path(target.credentials.key_file)))
+        values.extend(_secret_options(target.options))
+    # credentials in the environment under a secret-looking name (ESXI_PASSWORD, VC_TOKEN, …)
+    values.extend(v for k, v in os.environ.items() if _SECRET_ENV.search(k) and v)
+    if inventory_path is not None:  # a dotenv beside the inventory (the practice lab's lab.env is one)
+        for name in ("lab.env", ".env"):
+            values.extend(_dotenv_values(inventory_path.parent / name))
+    return values
+
+
+def _keyring_value(name: str) -> list[str]:
+    service, _, user = name.rpartition("/")
+    try:
+        import keyring  # noqa: PLC0415
+
+        value = keyring.get_password(service, user)
+    except Exception:  # noqa: BLE001 - no keyring, no backend, locked: nothing to redact by value
+        return []
+    return [value] if value else []
+
+
+def _secret_options(options: Any, key: str = "") -> list[str]:
+    if isinstance(options, dict):
+        return [v for k, item in options.items() for v in _secret_options(item, str(k))]
+    if isinstance(options, list):
+        return [v for item in options for v in _secret_options(item, key)]
+    if isinstance(options, str) and key and _SECRET_KEY.search(key) and not _is_reference(options):
+        return [options]
+    return []
+
+
+def inventory_document(inventory: Any) -> dict[str, Any]:
+    """The inventory as roce-wizard resolved it, host ranges expanded, credentials as references only."""
+    from roce_wizard.model import SecretSource  # noqa: PLC0415
+
+    def password(ref: Any) -> Any:
+        if ref is None:
+            return None
+        if ref.source is SecretSource.PLAINTEXT:
+            return REDACTED
+        if ref.source is SecretSource.PROMPT:
+            return "prompt"
+        return {ref.source.value: ref.name}
+
+    def options(value: Any, key: str = "") -> Any:
+        if isinstance(value, dict):
+            return {k: options(v, str(k)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [options(v, key) for v in value]
+        if key and _SECRET_KEY.search(key) and value not in (None, True, False):
+            return REDACTED
+        return value
+
+    targets: dict[str, list[dict[str, Any]]] = {}
+    for t in inventory.targets:
+        entry: dict[str, Any] = {"name": t.name, "address": t.address}
+        if t.port is not None:
+            entry["port"] = t.port
+        entry["username"] = t.credentials.username
+        if t.credentials.password is not None:
+            entry["password"] = password(t.credentials.password)
+        if t.credentials.key_file:
+            entry["key_file"] = t.credentials.key_file  # a path: the key itself never goes in
+        for name in ("host", "vm", "device_type"):
+            if getattr(t, name):
+                entry[name] = getattr(t, name)
+        roce = {k: (list(v) if isinstance(v, tuple) else v) for k, v in t.roce.__dict__.items() if v not in (None, ())}
+        if roce:
+            entry["roce"] = roce
+        if t.options:
+            entry["options"] = options(dict(t.options))
+        targets.setdefault(t.kind.value, []).append(entry)
+    return {"policy": inventory.policy.to_dict(), "targets": targets}
+
+
+# ---------------------------------------------------------------------------------------- pseudonyms
+
+_QUAD = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\.?\d)")  # an IPv4 address or a 4-part version
+_IPV6 = re.compile(r"(?<![\w:.%])[0-9A-Fa-f:]*:[0-9A-Fa-f:]*(?:\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])")
+_HWADDR = re.compile(r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}(?:([:-])[0-9A-Fa-f]{2})(?:\1[0-9A-Fa-f]{2}){4,18}(?![0-9A-Fa-f:-])")
+_GUID4 = re.compile(r"(?<![0-9A-Fa-f:])[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){3}(?![0-9A-Fa-f:])")
+_GUID0X = re.compile(r"\b0x[0-9A-Fa-f]{16}\b")
+_LABELED_HEX = re.compile(r"(?i)(guid|mac)\b[^\n\d]{0,24}?(?<![0-9A-Fa-f])([0-9A-Fa-f]{16}|[0-9A-Fa-f]{12})(?![0-9A-Fa-f])")
+_UUID = re.compile(r"\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b")
+_SERIAL = re.compile(
+    r"""(?ix)(serial[ _-]?(?:number|num|no)?|service[ _-]?tag|asset[ _-]?tag|identifierValue|\[SN\][^:\n]*)
+    (["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9][A-Za-z0-9._/-]{2,})""")
+_HOSTNAME_LABEL = re.compile(
+    r"(?i)\b(host[ _-]?name|fqdn|system[ _-]?name)([\"']?[ \t]*[:=][ \t]*[\"']?)([A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9])")
+_VERSION_CONTEXT = re.compile(r"(?i)(version|\bver\b|_ver\b|fw|firmware|driver|build|release|ofed|mft|vib|rev)")
+_FQDN = re.compile(r"(?<![\w.-])[A-Za-z0-9-]+(?:\.[A-Za-z][A-Za-z0-9-]*){2,}(?![\w-])")
+_HOST_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_SENTINEL = re.compile("\x00(\\d+)\x00")
+
+_KIND_PREFIX = {"esxi": "esxi", "guest": "guest", "linux": "node", "switch": "switch", "vcenter": "vcenter",
+                "bmc": "bmc", "vm": "vm", "host": "host"}
+
+
+def _is_version(text: str, start: int, end: int) -> bool:
+    """A dotted quad that is a version (4.21.71.101-1OEM, ver 5.4.3.0), not an address."""
+    if start and text[start - 1] in "-vV_":
+        return True
+    if text[end:end + 1] == "-":
+        return True
+    line_start = text.rfind("\n", 0, start) + 1
+    return bool(_VERSION_CONTEXT.search(text[max(line_start, start - 28):start]))
+
+
+def _hex_key(text: str) -> str:
+    return re.sub(r"[^0-9a-f]", "", text.lower().removeprefix("0x"))
+
+
+@dataclass
+class Anonymizer:
+    """Consistent pseudonyms for one bundle. `seed()` the inventory's names, `collect()` every text,
+    `freeze()`, then `apply()` to every text and member name."""
+
+    names: dict[str, str] = field(default_factory=dict)  # hostname / FQDN / domain -> kind
+    ipv4: dict[str, None] = field(default_factory=dict)  # addresses to replace (frozen: the chosen ones)
+    # a dotted quad is an address or a version (4.21.71.101): [seen where only an address fits, seen as a version]
+    quads: dict[str, list[int]] = field(default_factory=dict)
+    ipv6: dict[str, None] = field(default_factory=dict)
+    hw: dict[str, None] = field(default_factory=dict)  # normalized hex of MACs and GUIDs
+    uuids: dict[str, None] = field(default_factory=dict)
+    serials: dict[str, None] = field(default_factory=dict)
+    mapping: dict[str, str] = field(default_factory=dict)  # category:original -> pseudonym
+    _names_re: re.Pattern[str] | None = None
+    _serials_re: re.Pattern[str] | None = None
+    _known_v4_re: re.Pattern[str] | None = None
+    frozen: bool = False
+
+    # -- pass 1
+    def seed_name(self, name: str | None, kind: str) -> None:
+        if not name or name in ("localhost",) or not _HOST_RE.match(name):  # "all targets" is no host
+            return
+        try:
+            ipaddress.ip_address(name.split("%")[0])
+        except ValueError:
+            pass
+        else:
+            (self.ipv6 if ":" in name else self.ipv4).setdefault(str(ipaddress.ip_address(name.split("%")[0])), None)
+            return
+        self.names.setdefault(name, kind)
+        if "." in name:
+            label, _, domain = name.partition(".")
+            self.names.setdefault(label, kind)
+            if "." in domain:  # a site domain (hpc.example), not a bare TLD or a word like "local"
+                self.names.setdefault(domain, "domain")
+
+    def seed_inventory(self, inventory: Any) -> None:
+        for t in inventory.targets:
+            self.seed_name(t.name, t.kind.value)
+        for t in inventory.targets:
+            self.seed_name(t.address, t.kind.value)
+            self.seed_name(t.host, "esxi")
+            self.seed_name(t.vm, "vm")
+            if t.roce.ip:
+                self.ipv4.setdefault(t.roce.ip.split("/")[0], None)
+            for port in t.roce.switch_ports:
+                self.seed_name(port.partition(":")[0], "switch")
+
+    def collect(self, text: str) -> None:
+        for m in _SERIAL.finditer(text):
+            if _serial_like(m.group(3)):
+                self.serials.setdefault(m.group(3), None)
+        for m in _HOSTNAME_LABEL.finditer(text):
+            self.seed_name(m.group(3), "host")
+        for m in _FQDN.finditer(text):  # esx-01.hpc.example where esx-01 is known: its domain goes too
+            label = m.group(0).split(".", 1)[0]
+            if label in self.names and not _v4(m.group(0)):
+                self.seed_name(m.group(0), self.names[label])
+        for m in _UUID.finditer(text):
+            self.uuids.setdefault(m.group(0).lower(), None)
+        for rx in (_HWADDR, _GUID4, _GUID0X):
+            for m in rx.finditer(text):
+                self.hw.setdefault(_hex_key(m.group(0)), None)
+        for m in _LABELED_HEX.finditer(text):
+            self.hw.setdefault(_hex_key(m.group(2)), None)
+        for m in _IPV6.finditer(text):
+            if (addr := _v6(m.group(0))) is not None:
+                self.ipv6.setdefault(addr, None)
+                if (mapped := ipaddress.IPv6Address(addr).ipv4_mapped) is not None:
+                    self.quads.setdefault(str(mapped), [0, 0])[0] += 1
+        for m in _QUAD.finditer(text):
+            if _v4(m.group(0)):
+                self.quads.setdefault(m.group(0), [0, 0])[1 if _is_version(text, m.start(), m.end()) else 0] += 1
+
+    # -- mappings
+    def freeze(self) -> None:
+        # an address: the inventory's, or seen where only an address fits and never where a version does
+        for quad, (as_address, as_version) in self.quads.items():
+            if as_address and not as_version:
+                self.ipv4.setdefault(quad, None)
+        taken = set(self.names) | set(self.ipv4)
+        counters: dict[str, int] = {}
+
+        def fresh(prefix: str, fmt: Callable[[int], str]) -> str:
+            while True:
+                counters[prefix] = counters.get(prefix, 0) + 1
+                candidate = fmt(counters[prefix])
+                if candidate not in taken:
+                    taken.add(candidate)
+                    return candidate
+
+        # FQDNs map label by label so that esx-01 and esx-01.hpc.example stay recognisably one host
+        for name, kind in self.names.items():
+            if "." not in name:
+                prefix = _KIND_PREFIX.get(kind, "host")
+                if kind == "domain":
+                    continue
+                self.mapping[f"name:{name}"] = fresh(prefix, lambda n, p=prefix: f"{p}-{n:02d}")
+        for name, kind in self.names.items():
+            if kind == "domain":
+                self.mapping[f"name:{name}"] = fresh("domain", lambda n: f"site{n}.example.invalid")
+        for name in self.names:
+            if "." in name and f"name:{name}" not in self.mapping:
+                label, _, domain = name.partition(".")
+                head = self.mapping.get(f"name:{label}") or fresh("host", lambda n: f"host-{n:02d}")
+                tail = self.mapping.get(f"name:{domain}") or "example.invalid"
+                self.mapping[f"name:{name}"] = f"{head}.{tail}"
+        nets: dict[str, str] = {}
+        original_nets = {a.rsplit(".", 1)[0] for a in self.ipv4}
+        for addr in self.ipv4:
+            if _keep_v4(addr):
+                continue
+            net, host = addr.rsplit(".", 1)
+            if net not in nets:
+                nets[net] = fresh("net", lambda n: f"10.{(n - 1) // 256}.{(n - 1) % 256}")
+                while nets[net] in original_nets:
+                    nets[net] = fresh("net", lambda n: f"10.{(n - 1) // 256}.{(n - 1) % 256}")
+            self.mapping[f"v4:{addr}"] = f"{nets[net]}.{host}"
+        prefixes: dict[int, str] = {}
+        for addr in self.ipv6:
+            ip = ipaddress.IPv6Address(addr)
+            if ip.ipv4_mapped is not None or ip.is_unspecified or ip.is_loopback:
+                continue
+            iid = fresh("iid", lambda n: str(n))
+            if ip.is_link_local:
+                self.mapping[f"v6:{addr}"] = str(ipaddress.IPv6Address(f"fe80::2ff:fe00:{int(iid):x}"))
+                continue
+            net = int(ip) >> 64
+            prefixes.setdefault(net, fresh("v6net", lambda n: f"fd00:0:0:{n:x}"))
+            self.mapping[f"v6:{addr}"] = str(ipaddress.IPv6Address(f"{prefixes[net]}::{int(iid):x}"))
+        for key in self.hw:
+            if set(key) <= {"0"} or set(key) <= {"f"}:
+                continue
+            n = int(fresh(f"hw{len(key)}", lambda n: str(n)))
+            # locally administered, unicast: 02:00:…:nn
+            self.mapping[f"hw:{key}"] = ("02" + f"{n:0{len(key) - 2}x}")[-len(key):] if len(key) > 2 else key
+        for value in self.uuids:
+            if set(value) <= {"0", "-"}:
+                continue
+            n = int(fresh("uuid", lambda n: str(n)))
+            self.mapping[f"uuid:{value}"] = f"00000000-0000-4000-8000-{n:012x}"
+        for value in self.serials:
+            self.mapping[f"serial:{value}"] = fresh("serial", lambda n: f"SERIAL{n:04d}")
+        names = sorted((n for n in self.names if f"name:{n}" in self.mapping), key=len, reverse=True)
+        self._names_re = (re.compile(r"(?<![A-Za-z0-9_-])(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_-])")
+                          if names else None)
+        # replaced wherever they occur only when unmistakable (letters and digits, 5+); else where labelled
+        serials = sorted((s for s in self.serials if len(s) >= 5 and re.search(r"[A-Za-z]", s)), key=len, reverse=True)
+        self._serials_re = (re.compile(r"(?<![A-Za-z0-9_-])(" + "|".join(map(re.escape, serials)) + r")(?![A-Za-z0-9_-])")
+                            if serials else None)
+        known_v4 = sorted((a for a in self.ipv4 if f"v4:{a}" in self.mapping), key=len, reverse=True)
+        self._known_v4_re = (re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, known_v4)) + r")(?!\.?\d)")
+                             if known_v4 else None)
+        self.frozen = True
+
+    # -- pass 2
+    def apply(self, text: str) -> str:
+        assert self.frozen
+        out: list[str] = []
+
+        def hold(pseudo: str) -> str:  # placeholders keep later patterns off what earlier ones wrote
+            out.append(pseudo)
+            return f"\x00{len(out) - 1}\x00"
+
+        def name(m: re.Match[str]) -> str:
+            return hold(self.mapping[f"name:{m.group(1)}"])
+
+        def serial_labeled(m: re.Match[str]) -> str:
+            pseudo = self.mapping.get(f"serial:{m.group(3)}")
+            return m.group(1) + m.group(2) + hold(pseudo) if pseudo else m.group(0)
+
+        def uuid(m: re.Match[str]) -> str:
+            pseudo = self.mapping.get(f"uuid:{m.group(0).lower()}")
+            if pseudo is None:
+                return m.group(0)
+            return hold(pseudo.upper() if m.group(0).isupper() else pseudo)
+
+        def hw(m: re.Match[str], group: int = 0) -> str:
+            original = m.group(group)
+            pseudo = self.mapping.get(f"hw:{_hex_key(original)}")
+            if pseudo is None:
+                return original
+            rendered = _like(original, pseudo)
+            if group:
+                return m.group(0)[: m.start(group) - m.start(0)] + hold(rendered)
+            return hold(rendered)
+
+        def v6(m: re.Match[str]) -> str:
+            original = m.group(0)
+            addr = _v6(original)
+            if addr is None:
+                return original
+            ip = ipaddress.IPv6Address(addr)
+            if ip.ipv4_mapped is not None:
+                inner = self.mapping.get(f"v4:{ip.ipv4_mapped}")
+                if inner is None:
+                    return original
+                pseudo = ipaddress.IPv6Address(f"::ffff:{inner}")
+                if "." in original:
+                    return hold(original[: original.rfind(":") + 1] + inner)
+                return hold(pseudo.exploded if original.count(":") == 7 and "::" not in original else str(pseudo))
+            pseudo_text = self.mapping.get(f"v6:{addr}")
+            if pseudo_text is None:
+                return original
+            pseudo6 = ipaddress.IPv6Address(pseudo_text)
+            rendered = pseudo6.exploded if "::" not in original and original.count(":") == 7 else str(pseudo6)
+            return hold(rendered.upper() if original.isupper() else rendered)
+
+        text_now = text
+        if self._names_re is not None:
+            text_now = self._names_re.sub(name, text_now)
+        text_now = _SERIAL.sub(serial_labeled, text_now)
+        if self._serials_re is not None:
+            text_now = self._serials_re.sub(lambda m: hold(self.mapping[f"serial:{m.group(1)}"]), text_now)
+        text_now = _UUID.sub(uuid, text_now)
+        text_now = _HWADDR.sub(hw, text_now)
+        text_now = _GUID4.sub(hw, text_now)
+        text_now = _GUID0X.sub(hw, text_now)
+        text_now = _LABELED_HEX.sub(lambda m: hw(m, 2), text_now)
+        text_now = _IPV6.sub(v6, text_now)
+        if self._known_v4_re is not None:
+            text_now = self._known_v4_re.sub(lambda m: hold(self.mapping[f"v4:{m.group(1)}"]), text_now)
+        return _SENTINEL.sub(lambda m: out[int(m.group(1))], text_now)
+
+    def originals(self) -> list[str]:
+        """Hostnames and IPs that must not be left in an anonymized bundle (for the final check)."""
+        return ([n for n in self.names if f"name:{n}" in self.mapping]
+                + [a for a in self.ipv4 if f"v4:{a}" in self.mapping])
+
+
+_NOT_SERIALS = {"n/a", "na", "none", "unknown", "not specified", "default", "0", "null"}
+
+
+def _serial_like(value: str) -> bool:
+    return value.lower() not in _NOT_SERIALS and any(c.isdigit() for c in value)
+
+
+def _v4(text: str) -> bool:
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _keep_v4(addr: str) -> bool:
+    """Addresses that identify nothing: unspecified, broadcast, netmasks, multicast."""
+    first = int(addr.split(".", 1)[0])
+    if addr in ("0.0.0.0", "255.255.255.255") or 224 <= first <= 239:
+        return True
+    if first == 255:
+        try:
+            ipaddress.IPv4Network(f"0.0.0.0/{addr}")
+        except ValueError:
+            return False
+        return True
+    return False
+
+
+def _v6(text: str) -> str | None:
+    candidate = text.rstrip(":") if text.endswith(":") and not text.endswith("::") else text
+    if candidate.count(":") < 2 or ("::" not in candidate and candidate.count(":") != 7 and "." not in candidate):
+        return None
+    try:
+        return str(ipaddress.IPv6Address(candidate))
+    except ValueError:
+        return None
+
+
+def _like(original: str, pseudo_hex: str) -> str:
+    """`pseudo_hex` written the way `original` is: separators, grouping, case, 0x prefix."""
+    digits = iter(pseudo_hex.upper() if any(c.isupper() for c in original if c.isalpha() and c != "x") else pseudo_hex)
+    out = []
+    body = original[2:] if original.lower().startswith("0x") else original
+    for ch in body:
+        out.append(next(digits) if ch in "0123456789abcdefABCDEF" else ch)
+    return (original[:2] if body is not original else "") + "".join(out)
+
+
+# ---------------------------------------------------------------------------------------- versions
+
+
+def versions(run_dir: Path, kinds: dict[str, str]) -> dict[str, Any]:
+    """Tool, Python, platform; per host what its recorded outputs say (\"unknown\" where none did)."""
+    from roce_wizard.analyze import read_one  # noqa: PLC0415
+
+    hosts: dict[str, dict[str, Any]] = {}
+    raw = run_dir / "raw"
+    for target_dir in sorted(p for p in raw.iterdir() if p.is_dir()) if raw.is_dir() else []:
+        facts: dict[str, Any] = {}
+        for f in sorted(target_dir.glob("*.json")):
+            read = read_one(f, str(target_dir))
+            if read.facts is not None:
+                facts.setdefault(read.kind, read.facts)
+        kind = kinds.get(target_dir.name, "")
+        if not facts and kind not in ("esxi", "guest", "linux"):
+            continue
+        hosts[target_dir.name] = _host_versions(facts, kind)
+    return {
+        "roce_wizard": __version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "hosts": hosts,
+    }
+
+
+def _host_versions(facts: dict[str, Any], kind: str) -> dict[str, Any]:
+    unknown = "unknown"
+    out: dict[str, Any] = {"kind": kind or unknown, "esxi_build": unknown, "firmware": unknown,
+                           "driver": unknown, "ofed": unknown}
+    summary = facts.get("esxi_host_summary") or {}
+    if summary.get("product"):
+        out["esxi_build"] = summary["product"]
+    firmware = sorted({d.get("fw_current") for d in (facts.get("mlxfwmanager") or {}).get("devices", [])
+                       if d.get("fw_current")}
+                      | {d.get("fw_ver") for d in (facts.get("ibv_devinfo") or {}).get("devices", []) if d.get("fw_ver")})
+    if firmware:
+        out["firmware"] = ", ".join(firmware)
+    vibs = {v.get("name"): v.get("version") for v in (facts.get("esxi_vib_list") or {}).get("vibs", [])}
+    drivers = [f"{n} {vibs[n]}" for n in ("nmlx5-core", "nmlx5-rdma") if vibs.get(n)]
+    if drivers:
+        out["driver"] = ", ".join(drivers)
+    elif kind in ("guest", "linux") and facts.get("ofed_info", {}).get("version"):
+        out["driver"] = f"mlx5_core (MLNX_OFED {facts['ofed_info']['version']})"
+    ofed = facts.get("ofed_info") or {}
+    if ofed.get("version"):
+        out["ofed"] = f"{ofed.get('flavor') or 'OFED'} {ofed['version']}"
+    return out
+
+
+# ---------------------------------------------------------------------------------------- the ledger
+
+
+_REBOOT_EVENTS = ("reboot-requested", "host-down", "host-back", "reboot-verified", "maintenance-enter",
+                  "maintenance-exit", "vm-power")
+
+
+def reboot_ledger(run_dir: Path, events: list[dict[str, Any]], hosts: set[str]) -> dict[str, Any]:
+    """The reboot ledger (roce_wizard.reboots, when present) for this run's hosts; else the run's own
+    fix steps that wait for a reboot and its reboot events."""
+    try:
+        from roce_wizard.reboots import build_ledger, ledger_from_events  # noqa: PLC0415
+    except ImportError:
+        build_ledger = None
+    if build_ledger is not None:
+        try:
+            # under a state dir: every run's events (the ledger spans runs); a run dir elsewhere: its own
+            ledger = build_ledger(run_dir.parent.parent) if run_dir.parent.name == "runs" else ledger_from_events(events)
+        except Exception as exc:  # noqa: BLE001 - a ledger that cannot be built is reported, the bundle goes on
+            return {"source": "roce_wizard.reboots", "error": f"{type(exc).__name__}: {exc}", "hosts": {}}
+        return {"source": "roce_wizard.reboots",
+                "hosts": {h: entry.to_dict() for h, entry in sorted(ledger.items()) if not hosts or h in hosts}}
+    steps = [e for e in events if e.get("type") in _REBOOT_EVENTS
+             or (e.get("type") == "fix-step" and e.get("reboot") not in (None, "", "none"))]
+    return {"source": "run events (no reboot ledger in this version)", "events": steps}
+
+
+# ---------------------------------------------------------------------------------------- reports
+
+_SYMBOL = {"pass": "✓", "warn": "!", "fail": "✗", "error": "?", "skip": "-"}
+_STAGES = ("preflight", "bios", "esxi", "vsphere", "guest", "switch", "validate")
+
+
+def results_from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """A results.json for a run that wrote none (fix, or a killed doctor): its last finding per subject."""
+    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for e in events:
+        if e.get("type") == "finding":
+            row = {k: v for k, v in e.items() if k not in ("type", "ts")}
+            rows[(row.get("check", ""), row.get("target", ""), row.get("subject") or "")] = row
+    counts = {s: 0 for s in _SYMBOL}
+    for row in rows.values():
+        counts[row.get("status", "error")] = counts.get(row.get("status", "error"), 0) + 1
+    return {"version": 1, "results": list(rows.values()), "summary": {**counts, "rebuilt_from_events": True}}
+
+
+def _status_line(summary: dict[str, Any]) -> str:
+    return (f"{summary.get('pass', 0)} passed, {summary.get('warn', 0)} warnings, {summary.get('fail', 0)} failed, "
+            f"{summary.get('error', 0)} could not run, {summary.get('skip', 0)} skipped")
+
+
+def _by_stage(results: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    rows = results.get("results", [])
+    stages = [s for s in _STAGES if any(r.get("stage") == s for r in rows)]
+    stages += sorted({r.get("stage") or "other" for r in rows} - set(stages))
+    return [(s, [r for r in rows if (r.get("stage") or "other") == s]) for s in stages]
+
+
+def _tables(rows: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    out = []
+    for r in rows:
+        table = (r.get("details") or {}).get("table")
+        if isinstance(table, dict) and isinstance(table.get("columns"), list) and isinstance(table.get("rows"), list):
+            out.append((r, table))
+    return out
+
+
+def _md_cell(value: Any) -> str:
+    return str(value if value is not None else "").replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(meta: dict[str, Any], results: dict[str, Any], vers: dict[str, Any],
+                    ledger: dict[str, Any]) -> str:
+    lines = [f"# roce-wizard support bundle — run {meta['run_id']}", "",
+             f"- tool: roce-wizard {vers.get('roce_wizard')} · Python {vers.get('python')} · {vers.get('platform')}",
+             f"- run kind: {meta.get('kind') or 'unknown'} · exported {meta['created']}"
+             + (" · anonymized" if meta.get("anonymized") else ""),
+             f"- result: {_status_line(results.get('summary', {}))}", "",
+             "Secrets were removed from every file of this bundle" + (
+                 "; hostnames, addresses, MACs, GUIDs and serials are pseudonyms." if meta.get("anonymized") else "."),
+             ""]
+    rows = results.get("results", [])
+    for stage, stage_rows in _by_stage(results):
+        lines += [f"## {stage}", "", "| | check | target | subject | summary |", "|---|---|---|---|---|"]
+        for r in stage_rows:
+            lines.append(f"| {_SYMBOL.get(r.get('status'), '?')} | {r.get('check')} | {_md_cell(r.get('target'))} | "
+                         f"{_md_cell(r.get('subject'))} | {_md_cell(r.get('summary'))} |")
+        lines.append("")
+    failing = [r for r in rows if r.get("status") in ("fail", "warn") and r.get("fix")]
+    if failing:
+        lines += ["## How to fix by hand", ""]
+        for r in failing:
+            lines += [f"**{r.get('check')} {r.get('target')}{' ' + r['subject'] if r.get('subject') else ''}**", "",
+                      "```", str(r["fix"]), "```", ""]
+    for r, table in _tables(rows):
+        lines += [f"## {r.get('check')} {r.get('target')} — measured", "",
+                  "| " + " | ".join(_md_cell(c) for c in table["columns"]) + " |",
+                  "|" + "---|" * len(table["columns"])]
+        lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table["rows"]]
+        lines.append("")
+    for r in rows:
+        if (r.get("details") or {}).get("mpirun"):
+            lines += [f"## {r.get('check')} — mpirun", "", "```", str(r["details"]["mpirun"]), "```", ""]
+            if r["details"].get("hostfile"):
+                lines += ["hostfile:", "", "```", str(r["details"]["hostfile"]), "```", ""]
+    lines += ["## Versions", "", "| host | kind | ESXi build | firmware | driver | OFED |", "|---|---|---|---|---|---|"]
+    for host, v in vers.get("hosts", {}).items():
+        lines.append(f"| {_md_cell(host)} | {v['kind']} | {_md_cell(v['esxi_build'])} | {_md_cell(v['firmware'])} | "
+                     f"{_md_cell(v['driver'])} | {_md_cell(v['ofed'])} |")
+    lines += ["", "## Reboot ledger", ""] + _ledger_lines(ledger) + [""]
+    return "\n".join(lines)
+
+
+def _ledger_lines(ledger: dict[str, Any]) -> list[str]:
+    if ledger.get("error"):
+        return [f"could not build the ledger: {ledger['error']}"]
+    if "hosts" in ledger:
+        if not ledger["hosts"]:
+            return ["no host has a reboot pending or on record."]
+        out = []
+        for host, entry in ledger["hosts"].items():
+            pending = entry.get("pending") or []
+            history = entry.get("history") or []
+            out.append(f"- {host}: {entry.get('state')}, {len(pending)} pending, {len(history)} reboot(s) on record"
+                       + "".join(f"\n  - pending {p.get('check')}: {p.get('reason')}" for p in pending))
+        return out
+    events = ledger.get("events") or []
+    if not events:
+        return ["no fix in this run waits for a reboot."]
+    return [f"- {e.get('type')} {e.get('target', '')} {e.get('check', '')} {e.get('description', '')}".rstrip()
+            for e in events]
+
+
+_CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222;padding:0 1em}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;
+vertical-align:top}th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.warn{color:#9a6700}
+.error{color:#8250df}.skip{color:#777}pre{background:#f6f8fa;padding:.6em;overflow:auto}svg{background:#fff}
+.note{color:#555}"""
+
+
+def render_html(meta: dict[str, Any], results: dict[str, Any], vers: dict[str, Any], ledger: dict[str, Any]) -> str:
+    e = html.escape
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>roce-wizard support bundle {e(meta['run_id'])}</title><style>{_CSS}</style></head><body>",
+             f"<h1>roce-wizard support bundle — run {e(meta['run_id'])}</h1>",
+             (f"<p>roce-wizard {e(str(vers.get('roce_wizard')))} · Python {e(str(vers.get('python')))} · "
+              f"{e(str(vers.get('platform')))}<br>run kind: {e(str(meta.get('kind') or 'unknown'))} · exported "
+              f"{e(meta['created'])}{' · anonymized' if meta.get('anonymized') else ''}<br>"
+              f"<strong>{e(_status_line(results.get('summary', {})))}</strong></p>"),
+             '<p class="note">Secrets were removed from every file of this bundle'
+             + ("; hostnames, addresses, MACs, GUIDs and serials are pseudonyms." if meta.get("anonymized") else ".")
+             + "</p>"]
+    rows = results.get("results", [])
+    for stage, stage_rows in _by_stage(results):
+        parts.append(f"<h2>{e(stage)}</h2><table><tr><th></th><th>check</th><th>target</th><th>subject</th>"
+                     "<th>summary</th></tr>")
+        for r in stage_rows:
+            status = str(r.get("status"))
+            parts.append(f'<tr><td class="{e(status)}">{_SYMBOL.get(status, "?")}</td><td>{e(str(r.get("check")))}</td>'
+                         f"<td>{e(str(r.get('target') or ''))}</td><td>{e(str(r.get('subject') or ''))}</td>"
+                         f"<td>{e(str(r.get('summary') or ''))}</td></tr>")
+        parts.append("</table>")
+    failing = [r for r in rows if r.get("status") in ("fail", "warn") and r.get("fix")]
+    if failing:
+        parts.append("<h2>How to fix by hand</h2>")
+        for r in failing:
+            parts.append(f"<h3>{e(str(r.get('check')))} {e(str(r.get('target')))}"
+                         f"{' ' + e(str(r['subject'])) if r.get('subject') else ''}</h3><pre>{e(str(r['fix']))}</pre>")
+    for r, table in _tables(rows):
+        parts.append(f"<h2>{e(str(r.get('check')))} {e(str(r.get('target')))} — measured</h2><table><tr>"
+                     + "".join(f"<th>{e(str(c))}</th>" for c in table["columns"]) + "</tr>")
+        parts += ["<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in table["rows"]]
+        parts.append("</table>")
+        incast = (r.get("details") or {}).get("incast")
+        if isinstance(incast, list) and incast:
+            parts.append(incast_svg(incast))
+    for r in rows:
+        incast = (r.get("details") or {}).get("incast")
+        if isinstance(incast, list) and incast and not _tables([r]):
+            parts.append(f"<h2>{e(str(r.get('check')))} {e(str(r.get('target')))} — incast</h2>{incast_svg(incast)}")
+        if (r.get("details") or {}).get("mpirun"):
+            parts.append(f"<h2>{e(str(r.get('check')))} — mpirun</h2><pre>{e(str(r['details']['mpirun']))}</pre>")
+            if r["details"].get("hostfile"):
+                parts.append(f"<p>hostfile:</p><pre>{e(str(r['details']['hostfile']))}</pre>")
+    parts.append("<h2>Versions</h2><table><tr><th>host</th><th>kind</th><th>ESXi build</th><th>firmware</th>"
+                 "<th>driver</th><th>OFED</th></tr>")
+    for host, v in vers.get("hosts", {}).items():
+        parts.append("<tr>" + "".join(f"<td>{e(str(x))}</td>" for x in
+                                      (host, v["kind"], v["esxi_build"], v["firmware"], v["driver"], v["ofed"])) + "</tr>")
+    parts.append("</table><h2>Reboot ledger</h2><pre>" + e("\n".join(_ledger_lines(ledger))) + "</pre>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+_COLORS = ("#0969da", "#cf222e", "#1a7f37", "#9a6700", "#8250df", "#bc4c00")
+
+
+def incast_svg(points: list[dict[str, Any]], width: int = 560, height: int = 300) -> str:
+    """Aggregate throughput vs streams, one line per message size, as an inline SVG (no script, no assets)."""
+    series: dict[Any, list[tuple[float, float]]] = {}
+    for p in points:
+        try:
+            series.setdefault(p.get("size"), []).append((float(p["streams"]), float(p["gbps"])))
+        except (KeyError, TypeError, ValueError):
+            continue
+    if not series:
+        return ""
+    xs = [x for s in series.values() for x, _ in s]
+    ys = [y for s in series.values() for _, y in s]
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+    y1 = max(ys) * 1.1 or 1.0
+    left, right, top, bottom = 56, 130, 16, 40
+    pw, ph = width - left - right, height - top - bottom
+
+    def sx(x: float) -> float:
+        return left + (x - x0) / (x1 - x0) * pw
+
+    def sy(y: float) -> float:
+        return top + ph - y / y1 * ph
+
+    out = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" role="img" aria-label="incast: throughput vs streams">'),
+           f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>']
+    for i in range(5):
+        y = y1 * i / 4
+        out.append(f'<text x="{left - 6}" y="{sy(y) + 4:.1f}" font-size="11" text-anchor="end">{y:.0f}</text>'
+                   f'<line x1="{left}" x2="{left + pw}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" stroke="#eee"/>')
+    for x in sorted(set(xs)):
+        out.append(f'<text x="{sx(x):.1f}" y="{top + ph + 16}" font-size="11" text-anchor="middle">{x:g}</text>')
+    out.append(f'<text x="{left + pw / 2}" y="{height - 6}" font-size="12" text-anchor="middle">streams</text>'
+               f'<text x="14" y="{top + ph / 2}" font-size="12" text-anchor="middle" '
+               f'transform="rotate(-90 14 {top + ph / 2})">Gb/s</text>')
+    for i, (size, pts) in enumerate(sorted(series.items(), key=lambda kv: str(kv[0]))):
+        color = _COLORS[i % len(_COLORS)]
+        pts = sorted(pts)
+        path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
+        out.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{path}"/>')
+        out += [f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3" fill="{color}"/>' for x, y in pts]
+        out.append(f'<text x="{left + pw + 8}" y="{top + 14 + 16 * i}" font-size="11" fill="{color}">'
+                   f'{html.escape(_size_label(size))}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _size_label(size: Any) -> str:
+    try:
+        n = int(size)
+    except (TypeError, ValueError):
+        return str(size)
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
+# ---------------------------------------------------------------------------------------- the bundle
+
+
+@dataclass
+class Member:
+    name: str  # path inside the bundle's top directory
+    data: bytes
+    redactions: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Bundle:
+    run_id: str
+    run_dir: Path
+    members: list[Member]
+    anonymized: bool
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def top(self) -> str:
+        return f"roce-wizard-bundle-{self.run_id}"
+
+    def default_name(self) -> str:
+        return f"{self.top}.tar.gz"
+
+    def redaction_total(self) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for m in self.members:
+            for k, n in m.redactions.items():
+                total[k] = total.get(k, 0) + n
+        return total
+
+    def tar_bytes(self, mtime: float | None = None) -> bytes:
+        stamp = int(mtime if mtime is not None else time.time())
+        buf = io.BytesIO()
+        # gzip without a file name or host in its header; tar entries owned by nobody in particular
+        with gzip.GzipFile(fileobj=buf, mode="wb", mtime=stamp, filename="") as gz, \
+                tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            dirs: set[str] = set()
+            for member in self.members:
+                parts = member.name.split("/")[:-1]
+                for i in range(len(parts) + 1):
+                    d = "/".join([self.top, *parts[:i]])
+                    if d not in dirs:
+                        dirs.add(d)
+                        info = tarfile.TarInfo(d)
+                        info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o700, stamp
+                        tar.addfile(info)
+                info = tarfile.TarInfo(f"{self.top}/{member.name}")
+                info.size, info.mode, info.mtime = len(member.data), 0o600, stamp
+                tar.addfile(info, io.BytesIO(member.data))
+        return buf.getvalue()
+
+    def write(self, path: Path) -> Path:
+        """Write the .tar.gz (0600) atomically: a temporary file beside it, then a rename."""
+        data = self.tar_bytes()
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise BundleError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return path
+
+
+def check_writable(path: Path) -> None:
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise BundleError(f"-o {path}: is a directory")
+    if not parent.is_dir():
+        raise BundleError(f"-o {path}: no such directory {parent}")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise BundleError(f"-o {path}: not writable")
+
+
+def _load_inventory(path: Path | None, explicit: bool) -> tuple[Any | None, list[str]]:
+    from roce_wizard.inventory import InventoryError, load_inventory  # noqa: PLC0415
+
+    if path is None:
+        return None, ["no inventory: this run recorded none; pass -i inventory.yaml to include it"]
+    if not path.is_file():
+        if explicit:
+            raise BundleError(f"-i {path}: no such file")
+        return None, [f"inventory {path} (as the run recorded it) is gone; pass -i to include one"]
+    try:
+        return load_inventory(path), []
+    except InventoryError as exc:
+        if explicit:
+            raise BundleError(str(exc)) from None
+        return None, [f"inventory {path} could not be read: {exc}"]
+
+
+def _transform(name: str, text: str, fn: Callable[[Any, str | None], Any]) -> str:
+    """Apply `fn(value, key)` to a JSON document's values (or to the whole text when it is not JSON)."""
+    if name.endswith(".jsonl"):
+        lines = []
+        for line in text.splitlines():
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                lines.append(fn(line, None))
+                continue
+            lines.append(json.dumps(fn(obj, None), ensure_ascii=False, default=str))
+        return "\n".join(lines) + ("\n" if lines else "")
+    if name.endswith(".json"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError:
+            return fn(text, None)
+        return json.dumps(fn(obj, None), indent=1, ensure_ascii=False, default=str) + "\n"
+    return fn(text, None)
+
+
+def _walk_strings(obj: Any, fn: Callable[[str], str]) -> Any:
+    if isinstance(obj, dict):
+        return {fn(k) if isinstance(k, str) else k: _walk_strings(v, fn) for k, v in obj.items()}  # keys name hosts too
+    if isinstance(obj, list):
+        return [_walk_strings(v, fn) for v in obj]
+    return fn(obj) if isinstance(obj, str) else obj
+
+
+def build_bundle(run_dir: Path, *, inventory_path: Path | None = None, anonymize: bool = False) -> Bundle:
+    """Everything the bundle holds, in memory, redacted (and anonymized) and checked. Writes nothing."""
+    events = _events(run_dir)
+    explicit = inventory_path is not None
+    if inventory_path is None:
+        recorded = next((e.get("path") for e in events if e.get("type") == "inventory" and e.get("path")), None)
+        inventory_path = Path(recorded) if recorded else None
+    inventory, notes = _load_inventory(inventory_path, explicit)
+    kind = next((e.get("kind") for e in events if e.get("type") == "run-start"), None)
+
+    sources: dict[str, str] = {}
+    results = _read_json(run_dir / "results.json")
+    if not isinstance(results, dict):
+        results = results_from_events(events)
+        notes.append("results.json rebuilt from the run's finding events (the run wrote none)")
+    sources["results.json"] = json.dumps(results, indent=1, ensure_ascii=False, default=str)
+    if (run_dir / "events.jsonl").exists():
+        sources["events.jsonl"] = (run_dir / "events.jsonl").read_text(encoding="utf-8", errors="replace")
+    for sub in ("raw", "sessions"):
+        base = run_dir / sub
+        for f in sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else []:
+            sources[f"{sub}/{f.relative_to(base).as_posix()}"] = f.read_text(encoding="utf-8", errors="replace")
+
+    kinds = {t.name: t.kind.value for t in inventory.targets} if inventory is not None else {}
+    hosts = set(kinds) | {e.get("target") for e in events if e.get("type") == "finding" and e.get("target")}
+    sources["versions.json"] = json.dumps(versions(run_dir, kinds), indent=1, ensure_ascii=False)
+    sources["reboot-ledger.json"] = json.dumps(reboot_ledger(run_dir, events, hosts), indent=1,
+                                               ensure_ascii=False, default=str)
+    if inventory is not None:
+        sources["inventory.yaml"] = ("# the inventory as roce-wizard resolved it (host ranges expanded); credentials "
+                                     "are references,\n# every secret value is " + REDACTED + "\n"
+                                     + yaml.safe_dump(inventory_document(inventory), sort_keys=False))
+
+    redactor = Redactor(tuple(secret_values(inventory, inventory_path)))
+    counts: dict[str, dict[str, int]] = {}
+    cleaned: dict[str, str] = {}
+    for name, text in sources.items():
+        c: dict[str, int] = {}
+        if name.endswith(".yaml"):
+            cleaned[name] = redactor.text(text, c)
+        else:
+            cleaned[name] = _transform(name, text, lambda obj, key, c=c: redactor.value(obj, c, key))
+        counts[name] = c
+
+    anonymizer: Anonymizer | None = None
+    if anonymize:
+        anonymizer = Anonymizer()
+        if inventory is not None:
+            anonymizer.seed_inventory(inventory)
+        for host in sorted(h for h in hosts if h):
+            anonymizer.seed_name(host, kinds.get(host, "host"))
+        for name in sorted(cleaned):  # raw/<target>/: a target this inventory does not name is a host too
+            if name.startswith("raw/") and name.count("/") >= 2:
+                anonymizer.seed_name(name.split("/")[1], kinds.get(name.split("/")[1], "host"))
+        def collect(s: str) -> str:
+            anonymizer.collect(s)
+            return s
+
+        for name, text in cleaned.items():
+            _transform(name, text, lambda obj, key: _walk_strings(obj, collect))
+        anonymizer.freeze()
+        home = str(Path.home())
+
+        def anon(s: str) -> str:
+            return anonymizer.apply(s.replace(home, "~") if len(home) > 1 else s)
+
+        cleaned = {anon(name): _transform(name, text, lambda obj, key: _walk_strings(obj, anon))
+                   for name, text in cleaned.items()}
+        counts = {anon(name): c for name, c in counts.items()}
+
+    sanitized_results = json.loads(cleaned["results.json"])
+    sanitized_versions = json.loads(cleaned["versions.json"])
+    sanitized_ledger = json.loads(cleaned["reboot-ledger.json"])
+    meta = {"run_id": run_dir.name, "kind": kind, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "anonymized": anonymize}
+    cleaned["summary.md"] = render_markdown(meta, sanitized_results, sanitized_versions, sanitized_ledger)
+    cleaned["summary.html"] = render_html(meta, sanitized_results, sanitized_versions, sanitized_ledger)
+    counts.setdefault("summary.md", {})
+    counts.setdefault("summary.html", {})
+
+    members = [Member(name, text.encode("utf-8"), counts.get(name, {})) for name, text in sorted(cleaned.items())]
+    manifest = {
+        "format": "roce-wizard-bundle", "version": 1, "tool": f"roce-wizard {__version__}", **meta,
+        "notes": notes,
+        "secrets_known": len(redactor.literals),
+        "files": [{"path": m.name, "bytes": len(m.data), "redacted": m.redactions} for m in members],
+    }
+    members.insert(0, Member(MANIFEST, (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode("utf-8")))
+
+    # the guarantee: nothing is written while a known secret (or an original name, when anonymized) is left
+    for m in members:
+        for blob in (m.data, m.name.encode("utf-8")):
+            leaks = redactor.leaks(blob)
+            if leaks:
+                raise BundleError(f"refusing to write the bundle: {leaks[0]} survived redaction in {m.name}")
+    if anonymizer is not None:
+        left = _originals_left(anonymizer, members)
+        if left:
+            raise BundleError(f"refusing to write the bundle: an original {left[1]} survived anonymization "
+                              f"in {left[0]}")
+    return Bundle(run_dir.name, run_dir, members, anonymize, notes)
+
+
+def _originals_left(anonymizer: Anonymizer, members: list[Member]) -> tuple[str, str] | None:
+    originals = anonymizer.originals()
+    if not originals:
+        return None
+    pattern = re.compile(r"(?<![A-Za-z0-9_.-])(" + "|".join(map(re.escape, sorted(originals, key=len, reverse=True)))
+                         + r")(?![A-Za-z0-9_-])(?!\.\d)")
+    for m in members:
+        text = m.data.decode("utf-8", errors="replace")
+        for where in (m.name, text):
+            for hit in pattern.finditer(where):
+                return m.name, f"hostname or address ({len(hit.group(1))} characters)"
+    return None
+
+
+def listing(bundle: Bundle, output: Path) -> list[str]:
+    """What `export --list` prints: every file with its size and what was redacted in it."""
+    lines = [f"would write {output} (run {bundle.run_id}{', anonymized' if bundle.anonymized else ''}):"]
+    for m in bundle.members:
+        redacted = ", ".join(f"{n} {k}" for k, n in sorted(m.redactions.items()))
+        lines.append(f"  {len(m.data):>9}  {bundle.top}/{m.name}" + (f"   redacted: {redacted}" if redacted else ""))
+    total = bundle.redaction_total()
+    lines.append(f"{len(bundle.members)} files, {sum(len(m.data) for m in bundle.members)} bytes before compression; "
+                 + ("redacted: " + ", ".join(f"{n} {k}" for k, n in sorted(total.items())) if total
+                    else "nothing needed redacting"))
+    lines += [f"note: {n}" for n in bundle.notes]
+    return lines
