@@ -217,8 +217,8 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     changes that wait for a VM reboot)."""
     from roce_wizard.engine import run_checks  # noqa: PLC0415
     from roce_wizard.reboots import (  # noqa: PLC0415
-        HOST_REBOOTS, RebootPlan, ledger_from_events, read_events, reboot_hosts, record_verification, run_dirs,
-        set_vm_power,
+        HOST_REBOOTS, RebootError, RebootPlan, exit_maintenance, ledger_from_events, read_events, reboot_hosts,
+        record_verification, run_dirs, set_vm_power,
     )
 
     hooks = hooks or RoundHooks()
@@ -295,7 +295,20 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
             if not rebooted_last:
                 break  # every reboot failed: stop, the ledger says why
             continue
-        # no host waits for a reboot: the VMs this tool powered off come back (once)
+        # no host waits for a reboot: hosts this tool left in maintenance mode (a run killed mid-reboot) leave it
+        stuck = sorted(n for n, entry in book.items() if entry.in_maintenance and names[n].kind is TargetKind.ESXI)
+        if stuck:
+            plan = reboot_plan(keep_vms_off=False)
+            try:
+                for host in stuck:
+                    hooks.on_progress(host, "maintenance", "leaving maintenance mode (entered by an earlier run)")
+                    try:
+                        await exit_maintenance(plan, host, ctx.runlog)
+                    except (RebootError, TransportError) as exc:
+                        current.errors.append(f"{host}: could not leave maintenance mode: {exc}")
+            finally:
+                await close(plan)
+        # the VMs this tool powered off come back (once)
         vm_targets = {t.vm: t for t in ctx.targets if t.kind is TargetKind.GUEST and t.vm}
         if off:
             plan = reboot_plan(keep_vms_off=False)

@@ -401,6 +401,18 @@ async def set_vm_power(plan: RebootPlan, vm: str, host: str | None, state: str, 
         runlog.event("vm-power", target=vm, host=host, state=state)
 
 
+async def exit_maintenance(plan: RebootPlan, name: str, runlog: RunLog | None = None) -> None:
+    """Take an ESXi host out of maintenance mode (vCenter when the inventory has one, else esxcli)."""
+    target = plan.target(name)
+    if plan.vcenter is not None:
+        await _vsphere(plan, "host-maintenance", "exit", name)
+    else:
+        await _run(plan.transports[target.kind], target, "esxcli system maintenanceMode set --enable false",
+                   plan.command_timeout)
+    if runlog is not None:
+        runlog.event("maintenance-exit", target=name, via="vcenter" if plan.vcenter is not None else "esxcli")
+
+
 async def reboot_one(plan: RebootPlan, name: str, *, runlog: RunLog | None = None,
                      on_progress: ProgressSink | None = None, reasons: list[str] | None = None) -> RebootOutcome:
     """Reboot one host or guest and wait for it to come back with a new boot."""
@@ -458,12 +470,7 @@ async def reboot_one(plan: RebootPlan, name: str, *, runlog: RunLog | None = Non
         event("host-back", boot_after=after.identity)
         progress(name, HostState.BACK, f"back after {time.monotonic() - started:.0f}s")
         if target.kind is TargetKind.ESXI:
-            if plan.vcenter is not None:
-                await _vsphere(plan, "host-maintenance", "exit", name)
-            else:
-                await _run(transport, target, "esxcli system maintenanceMode set --enable false",
-                           plan.command_timeout)
-            event("maintenance-exit")
+            await exit_maintenance(plan, name, runlog)
             if outcome.powered_off_vms and not plan.keep_vms_off:
                 for vm in outcome.powered_off_vms:
                     progress(name, HostState.BACK, f"powering on VM {vm}")
