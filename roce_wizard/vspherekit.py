@@ -11,11 +11,12 @@ SR-IOV adapter. The vcenter target's ``options`` may name the VDS (``dvs``) and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from roce_wizard.checkkit import bad, good, skip
-from roce_wizard.model import Check, Facts, Finding
+from roce_wizard.checkkit import bad, failing, good, skip
+from roce_wizard.model import Check, Facts, Finding, FixPlan, MissingFact, Policy, RebootKind, Safety, Step
 from roce_wizard.parsers.vsphere import fragment
 
 __all__ = [
@@ -23,8 +24,10 @@ __all__ = [
     "DEFAULT_PORTGROUP",
     "POLICY_NAMES",
     "RoceHost",
+    "action",
     "bad_on",
     "chosen_dvs",
+    "failing_findings",
     "full_pci",
     "good_on",
     "host_fragment",
@@ -34,6 +37,7 @@ __all__ = [
     "skip_on",
     "vm_fragment",
     "vm_portgroups",
+    "vsphere_plan",
     "wanted_names",
 ]
 
@@ -162,3 +166,37 @@ def vm_fragment(facts: Facts, vm: str, *keys: str) -> str | None:
 
 # HostPowerPolicy keys (vSphere: 1 static, 2 dynamic, 3 low, 4 custom)
 POLICY_NAMES = {1: "High Performance", 2: "Balanced", 3: "Low Power", 4: "Custom"}
+
+
+# ---------------------------------------------------------------------------- fix plans
+# A vsphere check's plan runs on the vcenter target: its steps are `vsphere <verb> …` action lines
+# (transports/vsphere.py ACTIONS), one or more per host / VM the check failed on.
+
+
+def action(verb: str, *args: object) -> str:
+    """A `vsphere <verb> …` line, every argument validated and quoted the way the transport parses it
+    (UnsafeValue when a name does not fit)."""
+    from roce_wizard.probes import UnsafeValue
+    from roce_wizard.transports.vsphere import Malformed, action_line
+
+    try:
+        return action_line(verb, *(str(a) for a in args))
+    except Malformed as exc:
+        raise UnsafeValue(f"refusing to run vsphere {verb}: {exc}") from exc
+
+
+def failing_findings(evaluate: Callable[[Facts, Policy], list[Finding]], facts: Facts,
+                     policy: Policy) -> list[Finding]:
+    """The check's failing findings on these facts ([] when a fact is missing: nothing to plan)."""
+    try:
+        return failing(evaluate(facts, policy))
+    except MissingFact:
+        return []
+
+
+def vsphere_plan(check: Check, facts: Facts, summary: str, steps: list[Step], *, safety: Safety,
+                 reboot: RebootKind = RebootKind.NONE, reason: str = "", needs: tuple[str, ...] = ()) -> FixPlan | None:
+    if not steps:
+        return None
+    return FixPlan(check=check.code, target=facts.target_name, summary=summary, steps=tuple(steps), safety=safety,
+                   reboot=reboot, reboot_reason=reason, needs=needs)

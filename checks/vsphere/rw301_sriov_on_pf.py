@@ -41,14 +41,27 @@ from roce_wizard.model import (
     Evidence,
     Facts,
     Finding,
+    FixPlan,
     Policy,
     RebootKind,
+    Safety,
     Severity,
     Stage,
     Status,
+    Step,
     TargetKind,
 )
-from roce_wizard.vspherekit import bad_on, full_pci, good_on, host_fragment, judged_hosts, roce_pfs
+from roce_wizard.vspherekit import (
+    action,
+    bad_on,
+    failing_findings,
+    full_pci,
+    good_on,
+    host_fragment,
+    judged_hosts,
+    roce_pfs,
+    vsphere_plan,
+)
 
 CHECK = Check(
     code="RW301",
@@ -235,3 +248,33 @@ def compare_targets(findings: list[Finding], everything: list[Finding]) -> list[
                            "parameter string), then reboot")
                 f.evidence.extend(seen.evidence)
     return []
+
+
+# ---------------------------------------------------------------------------- fix
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """UpdatePassthruConfig(HostSriovConfig) with the inventory's VF count on each failing PF; the
+    count takes effect at the host's next reboot (summary.rebootRequired). A PF whose change only
+    waits for that reboot, or that has no SR-IOV capability (BIOS RW103, firmware RW206) or no VF
+    count in the inventory, plans nothing here."""
+    steps: list[Step] = []
+    hosts: list[str] = []
+    for f in failing_findings(evaluate, facts, policy):
+        pf, want = f.details.get("pf"), f.details.get("wanted")
+        observed = f.observed if isinstance(f.observed, dict) else {}
+        if not pf or f.details.get("reboot_pending") or observed.get("sriov_capable") is False:
+            continue
+        most = observed.get("max_vfs_supported")
+        if want is None:
+            continue  # the inventory does not say how many VFs (the finding's fix says so)
+        count = min(want, most) if isinstance(most, int) and most else want
+        before = (f"sriovEnabled={observed.get('sriov_enabled')} "
+                  f"numVirtualFunctionRequested={observed.get('num_vfs_requested')}")
+        steps.append(Step(f"enable SR-IOV with {count} VFs on {f.subject or pf} of {f.target} (vSphere, at the "
+                          "host's next boot)", action("host-sriov", f.target, pf, count), before=before,
+                          after=f"sriovEnabled=True numVirtualFunctionRequested={count}"))
+        hosts.append(f.target)
+    return vsphere_plan(CHECK, facts, f"SR-IOV VFs on the RoCE PF of {', '.join(dict.fromkeys(hosts))}", steps,
+                        safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
+                        reason="vSphere instantiates an SR-IOV VF count when the host boots (summary.rebootRequired)")

@@ -27,22 +27,39 @@ How to fix by hand
 
 Fix safety
     safe for a new VDS and new members; moving a vmnic that carries other traffic onto the VDS
-    interrupts that traffic (check what uses the vmnic first).
+    interrupts that traffic (check what uses the vmnic first). The tool plans it as safe: it moves only
+    the inventory's RoCE vmnics, which carry nothing else.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 from roce_wizard.parsers.vsphere import fragment
 from roce_wizard.vspherekit import (
     DEFAULT_DVS,
     DEFAULT_PORTGROUP,
+    action,
     bad_on,
     chosen_dvs,
+    failing_findings,
     good_on,
     vm_portgroups,
+    vsphere_plan,
     wanted_names,
 )
 
@@ -180,3 +197,41 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                                     f"{', '.join(uplinks or [])}{note}", observed=observed, expected=expected,
                                     evidence=ev))
     return findings
+
+
+# ---------------------------------------------------------------------------- fix
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """One `vsphere dvs-create` line: create the VDS (maxMtu = eth_mtu) when there is none, its VM
+    port group when it lacks one, and add each failing host with its RoCE vmnics as uplinks (or give a
+    member the RoCE vmnics it lacks) — what vhpc-toolkit's `dvs --create` does. Hosts whose RoCE
+    vmnics the inventory does not name are left to the finding's fix-by-hand."""
+    bad_findings = failing_findings(evaluate, facts, policy)
+    if not bad_findings:
+        return None
+    dvs = chosen_dvs(facts)
+    name, pg = wanted_names(facts)
+    name = (dvs or {}).get("name") or name or DEFAULT_DVS
+    groups = vm_portgroups(dvs, facts)
+    pg = pg or (groups[0].get("name") if groups else None) or DEFAULT_PORTGROUP
+    wanted = _hosts(facts, dvs)
+    members = []
+    for f in bad_findings:
+        vmnics = wanted.get(f.target)
+        if vmnics:
+            members.append(f"{f.target}={','.join(vmnics)}")
+    if not members and dvs is not None and groups:
+        return None
+    mtu = (dvs or {}).get("max_mtu") if dvs is not None else policy.eth_mtu
+    mtu = mtu if isinstance(mtu, int) and 1280 <= mtu <= 9000 else policy.eth_mtu
+    before = ("no VDS" if dvs is None else
+              f"{name}: port groups {', '.join(p.get('name') or '?' for p in groups) or 'none'}; members "
+              + ", ".join(f"{h}={','.join(n)}" for h, n in sorted((dvs.get('members') or {}).items())))
+    step = Step(f"{'create' if dvs is None else 'complete'} the VDS {name}: port group {pg}, "
+                + (f"hosts with their RoCE uplinks {', '.join(members)}" if members else "no host to add"),
+                action("dvs-create", name, pg, mtu, *members), before=before,
+                after=f"{name}: port group {pg}; members " + ", ".join(members))
+    # safe: the inventory's RoCE vmnics are dedicated to RoCE (the docstring's caveat stands for others)
+    return vsphere_plan(CHECK, facts, f"VDS {name} with port group {pg} and the RoCE uplinks of every host", [step],
+                        safety=Safety.SAFE)

@@ -23,9 +23,22 @@ Fix safety
 from __future__ import annotations
 
 from roce_wizard.checkkit import bad, good, skip
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 from roce_wizard.parsers.vsphere import fragment
-from roce_wizard.vspherekit import chosen_dvs, wanted_names
+from roce_wizard.vspherekit import action, chosen_dvs, failing_findings, vsphere_plan, wanted_names
 
 CHECK = Check(
     code="RW303",
@@ -62,3 +75,11 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
            f"configVersion=dvs.config.configVersion, maxMtu={policy.eth_mtu})))")
     return [bad(CHECK, facts, f"{name} maxMtu is {shown}, not {policy.eth_mtu}{roce}", subject=name, observed=mtu,
                 expected=expected, evidence=ev, fix=fix)]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """ReconfigureDvs_Task(maxMtu = eth_mtu) on the VDS the RoCE VFs use."""
+    steps = [Step(f"set {f.subject}'s maxMtu to {policy.eth_mtu}", action("dvs-mtu", f.subject, policy.eth_mtu),
+                  before=str(f.observed), after=str(policy.eth_mtu))
+             for f in failing_findings(evaluate, facts, policy) if f.subject]
+    return vsphere_plan(CHECK, facts, f"VDS maxMtu {policy.eth_mtu}", steps, safety=Safety.SAFE)

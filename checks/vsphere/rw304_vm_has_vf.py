@@ -35,18 +35,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
 from roce_wizard.vspherekit import (
     DEFAULT_DVS,
     DEFAULT_PORTGROUP,
+    action,
     bad_on,
     chosen_dvs,
+    failing_findings,
     good_on,
     judged_vms,
     roce_pfs,
     skip_on,
     vm_fragment,
     vm_portgroups,
+    vsphere_plan,
     wanted_names,
 )
 
@@ -173,3 +189,49 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                                expected=expected, evidence=ev,
                                fix=_fix(name, pf or target_pf, dvs, groups, facts, card, powered_on)))
     return findings
+
+
+# ---------------------------------------------------------------------------- fix
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Per failing VM: shut the guest down (when it runs), add the SR-IOV adapter of the host's RoCE PF
+    on the VDS port group with guest MTU change allowed (or correct the one it has), power it on again.
+    Needs the PF's VFs active (RW301, after its host reboot) and the memory reserved (RW305): vCenter
+    powers a VM with a passthrough device on only then. VMs whose PF or port group is not known plan
+    nothing (the finding's fix-by-hand says what is missing)."""
+    dvs = chosen_dvs(facts) if facts.has("vsphere_dvs") else None
+    groups = vm_portgroups(dvs, facts)
+    if not groups:
+        return None  # no VDS port group yet: RW302 first (its own plan creates it)
+    pg = groups[0].get("name")
+    shown = {v.get("name"): v for v in (facts.get("vsphere_vms") or {}).get("vms", [])}
+    wanted_hosts = facts.get("inventory_hosts") or {}
+    steps: list[Step] = []
+    vms: list[str] = []
+    for f in failing_findings(evaluate, facts, policy):
+        vm = shown.get(f.target)
+        if vm is None or not pg:
+            continue
+        host = vm.get("host")
+        pfs = [pf for pf, _vmnic, _want in roce_pfs(_host_facts(facts, host), wanted_hosts.get(host))]
+        if not pfs:
+            continue
+        cards = vm.get("sriov_adapters") or []
+        before = "; ".join(f"{c.get('label')}: {c.get('pf_id')} on {_network(c)}, MTU change "
+                           f"{'allowed' if c.get('allow_guest_mtu_change') else 'not allowed'}" for c in cards) or "no VF"
+        running = vm.get("power_state") == "poweredOn"
+        if running:
+            steps.append(Step(f"shut {f.target}'s guest OS down (a passthrough device is added with the VM off)",
+                              action("vm-power", "shutdown", f.target), before="poweredOn", after="poweredOff"))
+        steps.append(Step(f"give {f.target} an SR-IOV adapter of {pfs[0]} on port group {pg} (guest MTU change "
+                          "allowed)", action("vm-add-vf", f.target, pfs[0], pg), before=before,
+                          after=f"SR-IOV adapter: {pfs[0]} on {pg}, MTU change allowed"))
+        if running:
+            steps.append(Step(f"power {f.target} on again", action("vm-power", "on", f.target), before="poweredOff",
+                              after="poweredOn"))
+        vms.append(f.target)
+    return vsphere_plan(CHECK, facts, f"a VF of the RoCE PF on {pg} for {', '.join(vms)}", steps,
+                        safety=Safety.DISRUPTIVE, reboot=RebootKind.VM_POWER_OFF,
+                        reason="an SR-IOV adapter is added with the VM powered off: the steps shut the guest down "
+                               "and power the VM on again (one restart)", needs=("RW301", "RW305"))

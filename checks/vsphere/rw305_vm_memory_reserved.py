@@ -24,8 +24,30 @@ Fix safety
 
 from __future__ import annotations
 
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
-from roce_wizard.vspherekit import bad_on, good_on, judged_vms, skip_on, vm_fragment
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
+from roce_wizard.vspherekit import (
+    action,
+    bad_on,
+    failing_findings,
+    good_on,
+    judged_vms,
+    skip_on,
+    vm_fragment,
+    vsphere_plan,
+)
 
 CHECK = Check(
     code="RW305",
@@ -74,3 +96,14 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                  f"guest memory (All locked){off}\n"
                  "pyVmomi: wait_for_task(vm.ReconfigVM_Task(vim.vm.ConfigSpec(memoryReservationLockedToMax=True)))")))
     return findings
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """ReconfigVM_Task(memoryReservationLockedToMax=True) on each failing VM (allowed while it runs)."""
+    steps = [Step(f"reserve all of {f.target}'s memory (locked to max)", action("vm-reserve-memory", f.target),
+                  before=f"memoryReservationLockedToMax={f.observed.get('memory_reservation_locked_to_max')} "
+                         f"reservation={f.observed.get('reservation_mb')} MB",
+                  after=f"memoryReservationLockedToMax=True reservation={f.observed.get('memory_mb')} MB")
+             for f in failing_findings(evaluate, facts, policy) if isinstance(f.observed, dict)]
+    return vsphere_plan(CHECK, facts, "all guest memory reserved on " + ", ".join(
+        s.command.rsplit(" ", 1)[-1] for s in steps), steps, safety=Safety.SAFE)

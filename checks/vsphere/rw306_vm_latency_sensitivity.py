@@ -25,8 +25,30 @@ Fix safety
 
 from __future__ import annotations
 
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
-from roce_wizard.vspherekit import bad_on, good_on, judged_vms, skip_on, vm_fragment
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
+)
+from roce_wizard.vspherekit import (
+    action,
+    bad_on,
+    failing_findings,
+    good_on,
+    judged_vms,
+    skip_on,
+    vm_fragment,
+    vsphere_plan,
+)
 
 CHECK = Check(
     code="RW306",
@@ -82,3 +104,23 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                  "pyVmomi: wait_for_task(vm.ReconfigVM_Task(vim.vm.ConfigSpec(latencySensitivity="
                  f"vim.LatencySensitivity(level='high'), cpuAllocation=vim.ResourceAllocationInfo(reservation={want}))))")))
     return findings
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """ReconfigVM_Task: latency sensitivity high and all vCPUs' MHz reserved, on each failing VM. The
+    change is allowed while the VM runs and takes effect at its next power-on: a VM restart the
+    reboot plan pairs with RW304's (one restart per VM)."""
+    steps = []
+    for f in failing_findings(evaluate, facts, policy):
+        obs = f.observed if isinstance(f.observed, dict) else {}
+        cpus, mhz = obs.get("num_cpu"), obs.get("host_cpu_mhz")
+        if not (isinstance(cpus, int) and isinstance(mhz, int)):
+            continue  # the reservation cannot be computed: the finding's fix-by-hand says so
+        steps.append(Step(f"latency sensitivity high, {cpus * mhz} MHz of CPU reserved on {f.target}",
+                          action("vm-latency-high", f.target),
+                          before=f"latency sensitivity {obs.get('latency_sensitivity')}, "
+                                 f"{obs.get('cpu_reservation_mhz') or 0} MHz reserved",
+                          after=f"latency sensitivity high, {cpus * mhz} MHz reserved"))
+    return vsphere_plan(CHECK, facts, "latency sensitivity high with full CPU reservation", steps,
+                        safety=Safety.DISRUPTIVE, reboot=RebootKind.VM_POWER_OFF,
+                        reason="latency sensitivity takes effect when the VM powers on next")

@@ -24,8 +24,31 @@ Fix safety
 
 from __future__ import annotations
 
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, Status, TargetKind
-from roce_wizard.vspherekit import POLICY_NAMES, bad_on, good_on, host_fragment, judged_hosts
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Status,
+    Step,
+    TargetKind,
+)
+from roce_wizard.vspherekit import (
+    POLICY_NAMES,
+    action,
+    bad_on,
+    failing_findings,
+    good_on,
+    host_fragment,
+    judged_hosts,
+    vsphere_plan,
+)
 
 CHECK = Check(
     code="RW307",
@@ -82,3 +105,12 @@ def compare_targets(findings: list[Finding], everything: list[Finding]) -> list[
             f.blocked_by = ("RW213", f.target)
             f.fix = None
     return []
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """ConfigurePowerPolicy(key=1) on each host that is not High Performance (at once, no reboot)."""
+    steps = [Step(f"set {f.target}'s power policy to High Performance", action(
+        "host-power-policy", f.target, POLICY_NAMES[HIGH_PERFORMANCE]),
+        before=str((f.observed or {}).get("name")), after=POLICY_NAMES[HIGH_PERFORMANCE])
+        for f in failing_findings(evaluate, facts, policy)]
+    return vsphere_plan(CHECK, facts, "host power policy High Performance", steps, safety=Safety.SAFE)

@@ -479,11 +479,12 @@ def _roce_port(host: EsxiHost, pf: str | None) -> int | None:
     return None
 
 
-def _guest_power(world: World, vm: str, on: bool) -> None:
-    """The guest OS of a VM vCenter powered off is down; powered on, it boots (a new boot id)."""
+def _guest_power(world: World, vm: str, on: bool, boot: bool = False) -> None:
+    """The guest OS of a VM vCenter powered off is down; powered on (`boot`: vCenter shows a new boot
+    time), it boots (a new boot id)."""
     for guest in world.guests.values():
         if guest.vm == vm:
-            if on and not guest.up:
+            if on and (boot or not guest.up):
                 world.reboot_guest(guest)
             guest.up = on
 
@@ -524,6 +525,10 @@ def fold_into_world(world: World, changes: dict[Path_, Any], current: dict[Path_
                 vm.memory_reserved = bool(value)
             elif path[2] == "latency_sensitivity":
                 vm.latency_sensitivity = str(value)
+            elif path[2] == "boot_time" and value:  # vCenter powered the VM on (maybe after an off we missed)
+                vm.powered_on = True
+                events.append(("vm-on", vm.name))
+                _guest_power(world, vm.name, True, boot=True)
             elif path[2] == "powered_on":
                 if vm.powered_on != bool(value):
                     vm.powered_on = bool(value)

@@ -487,28 +487,43 @@ def _reconfigure(vm: Any, spec: Any, timeout: float) -> None:
 
 
 def _vm_add_vf(si: Any, timeout: float, vm_name: str, pf: str, portgroup: str) -> str:
+    """Give the VM an SR-IOV adapter of `pf` on `portgroup` with guest MTU change allowed: add one, or
+    correct the first one it has (another PF, another network, MTU change not allowed)."""
     vm = _find(si, vim.VirtualMachine, vm_name)
     pg = _find(si, vim.dvs.DistributedVirtualPortgroup, portgroup)
+    switch_uuid = pg.config.distributedVirtualSwitch.uuid
+    cards = [d for d in vm.config.hardware.device if isinstance(d, vim.vm.device.VirtualSriovEthernetCard)]
+
+    def right(card: Any) -> bool:
+        backing = getattr(getattr(card, "sriovBacking", None), "physicalFunctionBacking", None)
+        port = getattr(card.backing, "port", None)
+        return (backing is not None and backing.id == pf and port is not None and port.portgroupKey == pg.key
+                and bool(card.allowGuestOSMtuChange))
+
+    if any(right(c) for c in cards):
+        return f"{vm_name}: already has an SR-IOV adapter of {pf} on {portgroup}"
     if str(vm.runtime.powerState) != "poweredOff":
-        raise ActionFault("InvalidPowerState", f"{vm_name} is {vm.runtime.powerState}: an SR-IOV adapter is added "
+        raise ActionFault("InvalidPowerState", f"{vm_name} is {vm.runtime.powerState}: an SR-IOV adapter is changed "
                                                f"with the VM powered off (vsphere vm-power shutdown {vm_name})")
-    for dev in vm.config.hardware.device:
-        if isinstance(dev, vim.vm.device.VirtualSriovEthernetCard):
-            backing = getattr(getattr(dev, "sriovBacking", None), "physicalFunctionBacking", None)
-            if backing is not None and backing.id == pf:
-                return f"{vm_name}: already has an SR-IOV adapter on {pf}"
-    card = vim.vm.device.VirtualSriovEthernetCard(
-        key=-1, allowGuestOSMtuChange=True,
-        backing=vim.vm.device.VirtualEthernetCard.DistributedVirtualPortBackingInfo(
-            port=vim.dvs.PortConnection(switchUuid=pg.config.distributedVirtualSwitch.uuid, portgroupKey=pg.key)),
-        sriovBacking=vim.vm.device.VirtualSriovEthernetCard.SriovBackingInfo(
-            physicalFunctionBacking=vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo(id=pf, deviceId="",
-                                                                                       systemId="", vendorId=0x15b3,
-                                                                                       deviceName="")),
-        connectable=vim.vm.device.VirtualDevice.ConnectInfo(startConnected=True, allowGuestControl=True))
-    _reconfigure(vm, vim.vm.ConfigSpec(deviceChange=[vim.vm.device.VirtualDeviceSpec(operation="add", device=card)]),
-                 timeout)
-    return f"{vm_name}: added an SR-IOV adapter on {pf}, port group {portgroup}, guest MTU change allowed"
+    card = cards[0] if cards else vim.vm.device.VirtualSriovEthernetCard(
+        key=-1, connectable=vim.vm.device.VirtualDevice.ConnectInfo(startConnected=True, allowGuestControl=True))
+    card.allowGuestOSMtuChange = True
+    card.backing = vim.vm.device.VirtualEthernetCard.DistributedVirtualPortBackingInfo(
+        port=vim.dvs.PortConnection(switchUuid=switch_uuid, portgroupKey=pg.key))
+    # vCenter wants the PF's identity as the host shows it (what vhpc-toolkit's `sriov --add` fills in)
+    host = vm.runtime.host
+    device = next((d for d in (host.hardware.pciDevice if host is not None else None) or [] if d.id == pf), None)
+    card.sriovBacking = vim.vm.device.VirtualSriovEthernetCard.SriovBackingInfo(
+        physicalFunctionBacking=vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo(
+            id=pf, deviceId=format(device.deviceId & 0xFFFF, "x") if device is not None else "",
+            systemId=host.hardware.systemInfo.uuid if host is not None else "",
+            vendorId=device.vendorId if device is not None else 0x15B3,
+            deviceName=device.deviceName if device is not None else ""))
+    operation = "edit" if cards else "add"
+    _reconfigure(vm, vim.vm.ConfigSpec(deviceChange=[vim.vm.device.VirtualDeviceSpec(operation=operation,
+                                                                                      device=card)]), timeout)
+    return (f"{vm_name}: {'corrected its' if cards else 'added an'} SR-IOV adapter: {pf} on {portgroup}, "
+            "guest MTU change allowed")
 
 
 def _vm_reserve_memory(si: Any, timeout: float, vm_name: str) -> str:

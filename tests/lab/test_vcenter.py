@@ -226,6 +226,10 @@ async def test_sriov_change_waits_for_a_reboot_and_the_world_follows(vc: VCenter
         # vCenter reboots a host only in maintenance mode (or forced)
         with pytest.raises(vim.fault.InvalidState):
             obj.RebootHost_Task(force=False)
+        with pytest.raises(vim.fault.InvalidState):  # compute-01 runs there (no DRS to move it)
+            obj.EnterMaintenanceMode_Task(timeout=0)
+        for vm in obj.vm:
+            wait_task(vm.PowerOffVM_Task())
         wait_task(obj.EnterMaintenanceMode_Task(timeout=0))
         task = obj.RebootHost_Task(force=False)
         assert task.info.name.info.wsdlName == "RebootHost_Task"  # pyVmomi resolves the WSDL name to the method
@@ -474,6 +478,8 @@ async def test_the_lab_serves_vcenter_and_shares_its_reboots(vcsim_binary: Path,
                           sslContext=ssl.create_default_context(cafile=target.options["ca_file"]))
         try:
             obj = hosts(si)["esx-02"]["obj"]
+            [vm] = obj.vm
+            wait_task(vm.PowerOffVM_Task())  # compute-02: its guest goes down with it
             wait_task(obj.EnterMaintenanceMode_Task(timeout=0))
             wait_task(obj.RebootHost_Task(force=False))
             esx2 = lab.world.hosts["esx-02"]
@@ -487,8 +493,15 @@ async def test_the_lab_serves_vcenter_and_shares_its_reboots(vcsim_binary: Path,
                 assert time.monotonic() < deadline
                 await asyncio.sleep(0.05)
             await asyncio.sleep(0.6)  # a few more syncs: no second reboot on either side
-            assert esx2.boot_count == 2 and lab.world.guests["compute-02"].boot_count == 2
+            guest = lab.world.guests["compute-02"]
+            assert esx2.boot_count == 2 and guest.boot_count == 1 and not guest.up  # its VM is still off
             assert hosts(si)["esx-02"]["runtime.connectionState"] == "connected"
+            wait_task(obj.ExitMaintenanceMode_Task(timeout=0))
+            wait_task(vm.PowerOnVM_Task())
+            while not guest.up:  # powered on: the guest boots once
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.05)
+            assert guest.boot_count == 2
         finally:
             Disconnect(si)
     finally:

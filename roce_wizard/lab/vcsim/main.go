@@ -137,6 +137,7 @@ type VMView struct {
 	MemoryReserved      bool    `json:"memory_reserved"` // memoryReservationLockedToMax
 	LatencySensitivity  string  `json:"latency_sensitivity"`
 	AllowGuestMtuChange *bool   `json:"allow_guest_mtu_change,omitempty"` // of its SR-IOV adapter (none: absent)
+	BootTime            float64 `json:"boot_time,omitempty"`              // output only: summary.runtime.bootTime (off: absent)
 }
 
 type DVSView struct {
@@ -1615,6 +1616,8 @@ func (l *lab) snapshot() *View {
 				MemoryMB:       int(vm.Config.Hardware.MemoryMB),
 				CPUs:           int(vm.Config.Hardware.NumCPU),
 				MemoryReserved: vm.Config.MemoryReservationLockedToMax != nil && *vm.Config.MemoryReservationLockedToMax,
+				// a power-off and on between two polls leaves powered_on as it was: the boot time moves
+				BootTime: fromTime(vm.Summary.Runtime.BootTime),
 			}
 			if vm.Config.LatencySensitivity != nil {
 				v.LatencySensitivity = string(vm.Config.LatencySensitivity.Level)
