@@ -387,6 +387,47 @@ def export(
         typer.echo(f"note: {note}")
 
 
+@app.command("reboots")
+def reboots_command(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the ledger as JSON.")] = False,
+    host: Annotated[list[str] | None, typer.Option("--host", help="Only these hosts (names or globs).")] = None,
+    history: Annotated[bool, typer.Option("--history", help="Also list every reboot.")] = False,
+) -> None:
+    """The reboot ledger: per host its boot, what waits for a reboot and why, and the reboots so far.
+
+    Derived from the run logs (`fix`, `doctor`), so it is there after the tool was killed."""
+    import fnmatch  # noqa: PLC0415
+
+    from roce_wizard.reboots import build_ledger  # noqa: PLC0415
+
+    patterns = _split(host)
+    book = {name: entry for name, entry in sorted(build_ledger().items())
+            if not patterns or any(fnmatch.fnmatchcase(name, p) for p in patterns)}
+    if as_json:
+        sys.stdout.write(json.dumps({"version": 1, "hosts": [e.to_dict() for e in book.values()]}, indent=2) + "\n")
+        return
+    console = Console()
+    if not book:
+        console.print("the ledger is empty: no fix has waited for a reboot yet", highlight=False)
+        return
+    for name, entry in book.items():
+        extra = " (left in maintenance mode)" if entry.in_maintenance else ""
+        console.print(f"[bold]{name}[/]  {entry.state.value}{extra}  boot: {entry.boot_id or 'unknown'}  "
+                      f"reboots: {entry.reboots}", highlight=False, soft_wrap=True)
+        for item in entry.pending:
+            when = "rebooted, not yet seen current" if item.booted_over else f"waits for: {item.reboot.value}"
+            console.print(f"  {item.check} {escape(item.reason)}  [dim]({when})[/]", highlight=False, soft_wrap=True)
+        if entry.powered_off_vms:
+            console.print(f"  VMs powered off by roce-wizard: {', '.join(entry.powered_off_vms)}", highlight=False)
+        if history:
+            for record in entry.history:
+                data = record.to_dict()
+                verdict = ("verified" if record.verified else "failed: " + (record.error or "")
+                           if record.verified is False or record.error else "not verified")
+                console.print(f"  reboot {data['requested_at']} via {record.via or '?'}: back {data['back_at'] or '-'}"
+                              f", {verdict}", highlight=False, soft_wrap=True)
+
+
 @app.command()
 def explain(code_or_slug: Annotated[str, typer.Argument(help="A check code (RW208) or slug.")]) -> None:
     """Print a check's documentation: what it checks, why, how to fix by hand, fix safety."""

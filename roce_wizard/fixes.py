@@ -225,7 +225,9 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     names = {t.name: t for t in ctx.targets}
     base = ctx.runlog.path.parent.parent
     rounds: list[Round] = []
-    rebooted_last: dict[str, list[str]] = {}  # host -> checks waiting for that reboot
+    rebooted_last: dict[str, list[str]] = {}  # host -> checks waiting for the reboot just done
+    to_verify: dict[str, list[str]] = {}
+    rebooted_in: dict[str, int] = {}  # host -> the round of its last reboot
 
     def ledger() -> dict[str, Any]:
         ctx.runlog.flush()
@@ -257,12 +259,22 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                 item.allowed, item.waits_for = False, ("a reboot",)
         current = Round(number, report, planned, errors=errors)
         rounds.append(current)
-        # the hosts rebooted last round: are the values that waited for the reboot current now?
-        status = {(f.target, f.check): f.status for f in report.findings}
         for host, waiting in rebooted_last.items():
-            failing = sorted({c for c in waiting if status.get((host, c), Status.PASS) is not Status.PASS})
-            record_verification(ctx.runlog, host, not failing, failing)
+            to_verify[host], rebooted_in[host] = waiting, number - 1
         rebooted_last = {}
+        # the hosts rebooted earlier: are the values that waited for the reboot current now? A check blocked
+        # right after a boot (mst is not started yet) is judged a round later, once what blocks it is fixed.
+        status: dict[tuple[str, str], set[Status]] = {}
+        for f in report.findings:
+            status.setdefault((f.target, f.check), set()).add(f.status)
+        for host, waiting in list(to_verify.items()):
+            seen = [status.get((host, c), {Status.PASS}) for c in waiting]
+            unjudged = any(s & {Status.SKIP, Status.ERROR} for s in seen)
+            if unjudged and number - rebooted_in[host] < 3 and number < max_rounds:
+                continue
+            failing = sorted({c for c, s in zip(waiting, seen) if s != {Status.PASS}})
+            record_verification(ctx.runlog, host, not failing, failing)
+            del to_verify[host]
         hooks.on_report(current)
         runnable = [p for p in planned if p.allowed]
         if runnable and not hooks.confirm(current):
@@ -347,6 +359,11 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                 break
             continue
         break
+    if rounds and to_verify:  # the loop ended with reboots still unjudged: say so in the ledger
+        last = {(f.target, f.check) for f in rounds[-1].report.findings if f.status is not Status.PASS}
+        for host, waiting in to_verify.items():
+            failing = sorted(c for c in waiting if (host, c) in last)
+            record_verification(ctx.runlog, host, not failing, failing)
     return rounds
 
 

@@ -170,6 +170,13 @@ def ledger_from_events(events: Iterable[dict[str, Any]]) -> dict[str, HostLedger
                     booted(ledger)
                 ledger.boot_id, ledger.boot_seen_at = boot, ts
                 continue
+            if status == "pass":
+                # a change planned on one target (vCenter) about another (a VM): done when that one passes
+                word = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
+                for other in ledgers.values():
+                    if other.host != name and any(p.check == check for p in other.pending):
+                        other.pending = [p for p in other.pending
+                                         if not (p.check == check and p.booted_over and word.search(p.reason))]
             if name not in ledgers and not (check == "RW214" and status in ("fail", "warn")):
                 continue
             ledger = of(name)

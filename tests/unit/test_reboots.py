@@ -143,3 +143,14 @@ def test_build_ledger_reads_every_run_and_ignores_a_torn_last_line(tmp_path):
     assert sorted(book) == ["esx-01", "esx-02"]
     assert all(e.state is HostState.PENDING for e in book.values())
     assert build_ledger(tmp_path / "nowhere") == {}
+
+
+def test_a_vm_change_planned_on_vcenter_is_done_when_that_vm_passes_after_its_power_on():
+    events = [step("vcenter", T0, "RW306", reboot="vm-power-off", description="latency high on compute-01"),
+              step("vcenter", T0, "RW306", reboot="vm-power-off", description="latency high on compute-02"),
+              {"type": "vm-power", "ts": T0 + 5, "target": "compute-01", "host": "esx-01", "state": "on"},
+              finding("compute-01", T0 + 6, "RW306", "pass"),
+              finding("compute-02", T0 + 6, "RW306", "pass")]  # passes on config, but was never power-cycled
+    book = ledger_from_events(events)
+    assert [p.reason for p in book["vcenter"].pending] == ["latency high on compute-02"]
+    assert book["vcenter"].state is HostState.PENDING
