@@ -328,7 +328,7 @@ def inventory_document(inventory: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------- pseudonyms
 
 _QUAD = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\.?\d)")  # an IPv4 address or a 4-part version
-_IPV6 = re.compile(r"(?<![\w:.%])[0-9A-Fa-f:]*:[0-9A-Fa-f:]*(?:\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])")
+_IPV6 = re.compile(r"(?<![\w:.%])[0-9A-Fa-f:]*:[0-9A-Fa-f:]*(?:\d{1,3}(?:\.\d{1,3}){3})?(?![\w:]|\.\d)")
 _HWADDR = re.compile(r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}(?:([:-])[0-9A-Fa-f]{2})(?:\1[0-9A-Fa-f]{2}){4,18}(?![0-9A-Fa-f:-])")
 _GUID4 = re.compile(r"(?<![0-9A-Fa-f:])[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){3}(?![0-9A-Fa-f:])")
 _GUID0X = re.compile(r"\b0x[0-9A-Fa-f]{16}\b")
