@@ -8,15 +8,31 @@ Checks stay pure: these functions only read `Facts` and build `Finding`s.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass
 from typing import Any
 
 from roce_wizard.checkkit import bad, good, skip
-from roce_wizard.model import Check, Facts, Finding, SecretSource, Status, Target, TargetKind
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    SecretSource,
+    Status,
+    Step,
+    Target,
+    TargetKind,
+)
 
 __all__ = [
     "Knob",
+    "bios_plan",
     "bmc_skip",
     "judge_redfish",
     "menu_fix",
@@ -208,3 +224,46 @@ def _excerpt(raw: str | None, attribute: str) -> str | None:
         return None
     hits = [ln.strip() for ln in raw.splitlines() if f'"{attribute}"' in ln]
     return "\n".join(hits[:4]) or None
+
+
+# ---------------------------------------------------------------------------- fix plans
+
+_ATTR = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+_VALUE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def bios_plan(check: Check, facts: Facts, policy: Policy, what: str) -> FixPlan | None:
+    """Stage the check's BIOS attribute through the BMC (`redfish bios-set NAME=VALUE`: PATCH
+    …/Bios/Settings, and on iDRAC the configuration job); it applies at the server's next reboot,
+    which the host's other pending changes share (reboot kind bios). None when the setting is right,
+    when the right value is staged already (only the reboot is left), and off a bmc target (the OS
+    cannot change the BIOS: the finding's fix names the setup menu)."""
+    target = facts.target
+    if target is None or target.kind is not TargetKind.BMC:
+        return None
+    try:
+        findings = [f for f in judge_redfish(check, facts, what) if f.status in (Status.FAIL, Status.WARN)]
+    except MissingFact:
+        return None
+    steps = []
+    for f in findings:
+        name = f.details.get("attribute")
+        knob = next((k for k in KNOBS[check.code] if k.attribute == name), None)
+        if knob is None or not _ATTR.match(knob.attribute) or not _VALUE.match(knob.good):
+            continue
+        observed = f.observed if isinstance(f.observed, dict) else {}
+        if observed.get("pending") == knob.good:
+            continue  # staged: the reboot applies it
+        before = f"{name}={observed.get(name)}" + (f" (staged: {observed['pending']})" if "pending" in observed else "")
+        steps.append(Step(f"stage {name}={knob.good} in the BIOS settings ({f.details.get('source')}; applied at the "
+                          "next reboot)", f"redfish bios-set {name}={knob.good}", before=before,
+                          after=f"{name}={knob.good} (at the next reboot)"))
+    if not steps:
+        return None
+    host = target.host or "the server"
+    return FixPlan(
+        check=check.code, target=facts.target_name,
+        summary=f"{what}: " + ", ".join((s.after or "").split(" ")[0] for s in steps),
+        steps=tuple(steps), safety=Safety.DISRUPTIVE, reboot=RebootKind.BIOS,
+        reboot_reason=f"BIOS settings staged through the BMC apply when {host} reboots next: they ride that "
+                      "host's next reboot (no reboot of their own)")

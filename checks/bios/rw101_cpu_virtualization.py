@@ -32,9 +32,9 @@ Fix safety
     reboot when staged first). The PATCH itself changes nothing until then.
 """
 
-from roce_wizard.bioskit import bmc_skip, judge_redfish, menu_fix, uses_redfish
+from roce_wizard.bioskit import bios_plan, bmc_skip, judge_redfish, menu_fix, uses_redfish
 from roce_wizard.checkkit import bad, excerpt, good, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, Status, TargetKind
+from roce_wizard.model import Check, Facts, Finding, FixPlan, Policy, RebootKind, Severity, Stage, Status, TargetKind
 
 CHECK = Check(
     code="RW101",
@@ -86,3 +86,8 @@ def _from_hv_support(facts: Facts) -> list[Finding]:
         fix = ("check the CPU model and server support for VT-x/AMD-V (VMware KB 1011712); a BIOS update or "
                "other hardware may be needed\n" + menu_fix("RW101", name))
     return [bad(CHECK, facts, f"VT-x: HV Support {hv}, {meaning} (from ESXi HV Support)", fix=fix, **kw)]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Stage the setting through the server's BMC (Redfish); it applies at the host's next reboot."""
+    return bios_plan(CHECK, facts, policy, WHAT)

@@ -32,9 +32,9 @@ Fix safety
     bios; it can ride on a host reboot when staged first).
 """
 
-from roce_wizard.bioskit import bmc_skip, judge_redfish, menu_fix, uses_redfish
+from roce_wizard.bioskit import bios_plan, bmc_skip, judge_redfish, menu_fix, uses_redfish
 from roce_wizard.checkkit import bad, good, skip
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.model import Check, Evidence, Facts, Finding, FixPlan, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
     code="RW102",
@@ -111,3 +111,8 @@ def _from_linux(facts: Facts) -> list[Finding]:
                f"kernel runs without {KERNEL_ARGS['DMAR'].split()[0]}")
     return [bad(CHECK, facts, f"VT-d: no IOMMU in use — {why} ({source})",
                 fix=menu_fix("RW102", name, extra), details={"source": source}, **kw)]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Stage the setting through the server's BMC (Redfish); it applies at the host's next reboot."""
+    return bios_plan(CHECK, facts, policy, WHAT)

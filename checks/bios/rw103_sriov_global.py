@@ -34,9 +34,9 @@ Fix safety
     reboot that also applies the firmware and driver settings when staged first).
 """
 
-from roce_wizard.bioskit import bmc_skip, judge_redfish, menu_fix, uses_redfish
+from roce_wizard.bioskit import bios_plan, bmc_skip, judge_redfish, menu_fix, uses_redfish
 from roce_wizard.checkkit import bad, good, skip
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.model import Check, Facts, Finding, FixPlan, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
     code="RW103",
@@ -127,3 +127,8 @@ def _from_lspci(facts: Facts) -> list[Finding]:
             findings.append(bad(CHECK, facts, f"{WHAT}: {dev.get('pci')} shows {shown} (from lspci -vvv)",
                                 fix=_fix(facts), **kw))
     return findings or [skip(CHECK, facts, "lspci shows no PF", probes=("lspci_vvv",))]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Stage the setting through the server's BMC (Redfish); it applies at the host's next reboot."""
+    return bios_plan(CHECK, facts, policy, WHAT)

@@ -31,9 +31,9 @@ Fix safety
     reboot when staged first). The host draws more power under load.
 """
 
-from roce_wizard.bioskit import bmc_skip, judge_redfish, uses_redfish
+from roce_wizard.bioskit import bios_plan, bmc_skip, judge_redfish, uses_redfish
 from roce_wizard.checkkit import skip
-from roce_wizard.model import Check, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.model import Check, Facts, Finding, FixPlan, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(
     code="RW104",
@@ -59,3 +59,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         return [covered]
     return [skip(CHECK, facts, "the BIOS system profile is not visible from the OS: add the server's BMC to the "
                                "inventory (kind bmc) to judge it", probes=())]
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """Stage the setting through the server's BMC (Redfish); it applies at the host's next reboot."""
+    return bios_plan(CHECK, facts, policy, WHAT)

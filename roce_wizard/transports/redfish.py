@@ -18,6 +18,8 @@
                                  its Bios (current ``Attributes``) and Bios/Settings (pending), and
                                  prints one JSON document: {vendor, system, attributes, pending,
                                  bios_uri, settings_uri, …} (parser kind ``redfish_bios``).
+    ``redfish bios-set N=V …``   stages BIOS attributes for the next reboot (`bios_set`: registry-checked,
+                                 PATCH …/Bios/Settings, and on iDRAC one configuration job).
   A command that overruns its timeout is a result with ``timed_out``; only losing the BMC raises.
 """
 
@@ -40,7 +42,7 @@ import httpx
 from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
 
-__all__ = ["RedfishSession", "RedfishTransport", "bios_document", "vendor_of"]
+__all__ = ["RedfishSession", "RedfishTransport", "bios_document", "bios_set", "vendor_of"]
 
 log = logging.getLogger(__name__)
 
@@ -320,11 +322,13 @@ class RedfishSession:
                     return _result(command, "", _http_error(words[1], resp), resp.status_code, started)
                 if words == ["redfish", "bios"]:
                     return await self._bios(command, started)
+                if words[:2] == ["redfish", "bios-set"]:
+                    return await self._bios_set(command, words[2:], started)
         except (TimeoutError, httpx.TimeoutException):
             return CommandResult(command=command, stdout="", stderr=f"no answer from {self._bmc.name} within {timeout:g}s",
                                  exit_status=None, duration_s=time.monotonic() - started, timed_out=True)
-        return _result(command, "", f"redfish: unknown command {command!r} (this transport runs `GET /redfish/v1/…` "
-                                    "and `redfish bios`)", 127, started)
+        return _result(command, "", f"redfish: unknown command {command!r} (this transport runs `GET /redfish/v1/…`, "
+                                    "`redfish bios` and `redfish bios-set NAME=VALUE …`)", 127, started)
 
     async def _get(self, path: str) -> httpx.Response:
         bmc = self._bmc
@@ -334,6 +338,33 @@ class RedfishSession:
             await bmc.login()
             resp = await bmc.request("GET", path)
         return resp
+
+    async def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
+        bmc = self._bmc
+        resp = await bmc.request(method, path, json=body)
+        if resp.status_code == 401 and bmc.token:  # the session expired: log in once more
+            bmc.token = None
+            await bmc.login()
+            resp = await bmc.request(method, path, json=body)
+        return resp
+
+    async def _bios_set(self, command: str, args: list[str], started: float) -> CommandResult:
+        """Stage BIOS attributes (see `bios_set`); exit 0 with a one-line outcome, 2 on a malformed
+        line or an attribute / value the BIOS does not have, 1 when the BMC refuses."""
+        wanted: dict[str, str] = {}
+        for arg in args:
+            name, sep, value = arg.partition("=")
+            if not sep or not _ATTR_NAME.match(name) or not _ATTR_VALUE.match(value):
+                return _result(command, "", f"redfish bios-set: {arg!r} is not NAME=VALUE (letters, digits, _ . -)",
+                               2, started)
+            wanted[name] = value
+        if not wanted:
+            return _result(command, "", "redfish bios-set: no NAME=VALUE given", 2, started)
+        try:
+            line = await bios_set(self, wanted)
+        except _Refused as exc:
+            return _result(command, "", str(exc), exc.status, started)
+        return _result(command, line + "\n", "", 0, started)
 
     async def _bios(self, command: str, started: float) -> CommandResult:
         async def get(path: str) -> tuple[dict[str, Any] | None, str | None, int]:
@@ -373,6 +404,152 @@ class RedfishSession:
 
     async def close(self) -> None:
         self._closed = True
+
+
+# ---------------------------------------------------------------------------- staging BIOS settings
+
+_ATTR_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+_ATTR_VALUE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, status: int = 1):
+        super().__init__(message)
+        self.status = status
+
+
+async def _get_json(session: RedfishSession, path: str) -> dict[str, Any]:
+    resp = await session._get(path)
+    body = _json(resp)
+    if not 200 <= resp.status_code < 300 or not isinstance(body, dict):
+        raise _Refused(_http_error(path, resp))
+    return body
+
+
+async def _registry(session: RedfishSession, bios_uri: str, bios: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """The BIOS attribute registry by attribute name: iDRAC serves it at …/Bios/BiosRegistry, others
+    through /redfish/v1/Registries (the registry named by Bios.AttributeRegistry); None when neither."""
+    candidates = [bios_uri.rstrip("/") + "/BiosRegistry"]
+    name = bios.get("AttributeRegistry")
+    if isinstance(name, str) and name:
+        try:
+            registries = await _get_json(session, "/redfish/v1/Registries")
+            for member in registries.get("Members") or []:
+                uri = member.get("@odata.id") if isinstance(member, dict) else None
+                if uri and uri.rstrip("/").rsplit("/", 1)[-1] in (name, name.rsplit(".", 1)[0]):
+                    info = await _get_json(session, _path(uri))
+                    candidates += [loc.get("Uri") for loc in info.get("Location") or [] if isinstance(loc, dict)
+                                   and loc.get("Uri")]
+        except _Refused:
+            pass
+    for uri in candidates:
+        resp = await session._get(_path(uri))
+        body = _json(resp)
+        if 200 <= resp.status_code < 300 and isinstance(body, dict):
+            entries = ((body.get("RegistryEntries") or {}).get("Attributes")) or []
+            return {e["AttributeName"]: e for e in entries if isinstance(e, dict) and e.get("AttributeName")}
+    return None
+
+
+def _typed(name: str, value: str, entry: dict[str, Any] | None, current: Any) -> Any:
+    """The value as the BIOS takes it (registry Type, else the current value's type); _Refused(2)
+    when the registry says no."""
+    kind = (entry or {}).get("Type") or ("Integer" if isinstance(current, int) and not isinstance(current, bool)
+                                         else "Boolean" if isinstance(current, bool) else "String")
+    if kind == "Enumeration" and entry is not None:
+        names = [v.get("ValueName") for v in entry.get("Value") or [] if isinstance(v, dict)]
+        if value not in names:
+            raise _Refused(f"redfish bios-set: {value!r} is not a value of {name} (the BIOS registry allows "
+                           f"{', '.join(map(str, names))})", 2)
+        return value
+    if kind == "Integer":
+        if not re.fullmatch(r"-?\d+", value):
+            raise _Refused(f"redfish bios-set: {name} takes an integer, not {value!r}", 2)
+        number = int(value)
+        low, high = (entry or {}).get("LowerBound"), (entry or {}).get("UpperBound")
+        if (isinstance(low, int) and number < low) or (isinstance(high, int) and number > high):
+            raise _Refused(f"redfish bios-set: {name}={number} is outside {low}..{high}", 2)
+        return number
+    if kind == "Boolean":
+        if value.lower() not in ("true", "false"):
+            raise _Refused(f"redfish bios-set: {name} takes true or false, not {value!r}", 2)
+        return value.lower() == "true"
+    return value
+
+
+async def _scheduled_bios_jobs(session: RedfishSession, manager: str) -> list[dict[str, Any]]:
+    jobs = await _get_json(session, manager.rstrip("/") + "/Jobs")
+    out = []
+    for member in jobs.get("Members") or []:
+        uri = member.get("@odata.id") if isinstance(member, dict) else None
+        if not uri:
+            continue
+        job = await _get_json(session, _path(uri))
+        if job.get("JobState") in ("Scheduled", "New") and job.get("JobType") in ("BIOSConfiguration", None):
+            out.append({**job, "@odata.id": uri})
+    return out
+
+
+async def bios_set(session: RedfishSession, wanted: dict[str, str]) -> str:
+    """Stage `wanted` BIOS attributes to apply at the server's next reboot; the one-line outcome.
+
+    Names and values are checked against the BIOS attribute registry (else the attributes the BIOS
+    shows) before anything is sent. iDRAC: the values staged so far and the new ones go into one
+    PATCH of Bios/Settings, then one BIOS configuration job (`POST …/Jobs {TargetSettingsURI}`);
+    a job already scheduled is replaced by one holding both (iDRAC refuses a PATCH while one is
+    scheduled, SYS011). Other BMCs (iLO): the PATCH itself is applied at the next reset. Values
+    already current, or already staged with a scheduled job, send nothing."""
+    systems = await _get_json(session, "/redfish/v1/Systems")
+    members = [m.get("@odata.id") for m in systems.get("Members") or [] if isinstance(m, dict)]
+    if not members or not members[0]:
+        raise _Refused(f"{session._bmc.name}: /redfish/v1/Systems lists no system")
+    system = await _get_json(session, _path(members[0]))
+    bios_uri = (system.get("Bios") or {}).get("@odata.id")
+    if not bios_uri:
+        raise _Refused(f"{session._bmc.name}: system {members[0]} has no Bios resource")
+    bios = await _get_json(session, _path(bios_uri))
+    settings_uri = _path(((bios.get("@Redfish.Settings") or {}).get("SettingsObject") or {}).get("@odata.id")
+                          or bios_uri.rstrip("/") + "/Settings")
+    settings = await _get_json(session, settings_uri)
+    doc = bios_document(session._bmc.root, system, bios, settings)
+    current, pending = doc["attributes"], doc["pending"] or {}
+    registry = await _registry(session, _path(bios_uri), bios)
+    values: dict[str, Any] = {}
+    for name, text in wanted.items():
+        entry = (registry or {}).get(name)
+        if (registry is not None and entry is None) or (registry is None and name not in current):
+            where = "the BIOS attribute registry" if registry is not None else "the attributes the BIOS shows"
+            raise _Refused(f"redfish bios-set: {name} is not in {where} of {session._bmc.name}", 2)
+        values[name] = _typed(name, text, entry, current.get(name))
+    host = doc["system"].get("host_name") or session.target.host or "the server"
+    shown = " ".join(f"{k}={v}" for k, v in values.items())
+    # what must change: not current yet, or something else staged for it
+    change = {k: v for k, v in values.items() if current.get(k) != v or pending.get(k, v) != v}
+    if not change:
+        return f"{shown}: already the current BIOS settings"
+    dell = doc["vendor"] == "dell"
+    manager = doc["system"].get("manager_uri")
+    jobs = await _scheduled_bios_jobs(session, manager) if dell and manager else []
+    if all(pending.get(k) == v for k, v in change.items()) and (jobs or not dell):
+        where = f" by job {jobs[0].get('Id')}" if jobs else ""
+        return f"{shown}: already staged{where}; applies at the next reboot of {host}"
+    body = {**pending, **change} if dell else change
+    for job in jobs:  # iDRAC: one job at a time; the new one commits the old one's values too
+        resp = await session._call("DELETE", _path(job["@odata.id"]))
+        if not 200 <= resp.status_code < 300:
+            raise _Refused(f"DELETE {job['@odata.id']}: HTTP {resp.status_code}: {redfish_message(resp)}")
+    resp = await session._call("PATCH", settings_uri, {"Attributes": body})
+    if not 200 <= resp.status_code < 300:
+        raise _Refused(f"PATCH {settings_uri}: HTTP {resp.status_code}: {redfish_message(resp)}")
+    if not dell:
+        return f"staged {shown} in {settings_uri}; applies at the next reset of {host}"
+    resp = await session._call("POST", manager.rstrip("/") + "/Jobs", {"TargetSettingsURI": settings_uri})
+    if not 200 <= resp.status_code < 300:
+        raise _Refused(f"POST {manager}/Jobs: HTTP {resp.status_code}: {redfish_message(resp)}")
+    job_uri = resp.headers.get("Location") or ""
+    replaced = f" (replacing {', '.join(str(j.get('Id')) for j in jobs)})" if jobs else ""
+    return (f"staged {shown} in {settings_uri}; BIOS configuration job {job_uri.rsplit('/', 1)[-1] or '?'} "
+            f"scheduled{replaced}: applies at the next reboot of {host}")
 
 
 def bios_document(root: dict[str, Any], system: dict[str, Any], bios: dict[str, Any],
