@@ -99,7 +99,7 @@ def export(*args: str):
 
 
 def test_no_canary_secret_survives_anywhere_in_the_bundle(recorded):
-    run, inventory, tmp = recorded
+    run, _inventory, tmp = recorded
     out = tmp / "bundle.tar.gz"
     result = export("--run", str(run), "-o", str(out))
     assert result.exit_code == 0, result.output
@@ -194,7 +194,7 @@ def _findings(payload: dict) -> Counter:
 
 
 def test_analyze_reads_a_bundle_back_with_the_same_findings(recorded):
-    run, inventory, tmp = recorded
+    run, _inventory, tmp = recorded
     plain, anon = tmp / "plain.tar.gz", tmp / "anon.tar.gz"
     assert export("--run", str(run), "-o", str(plain)).exit_code == 0
     assert export("--run", str(run), "-o", str(anon), "--anonymize").exit_code == 0
@@ -213,7 +213,7 @@ def test_analyze_reads_a_bundle_back_with_the_same_findings(recorded):
 
 
 def test_list_shows_files_and_redactions_and_writes_nothing(recorded, monkeypatch):
-    run, inventory, tmp = recorded
+    run, _inventory, tmp = recorded
     work = tmp / "cwd"
     work.mkdir()
     monkeypatch.chdir(work)
