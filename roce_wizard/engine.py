@@ -422,7 +422,8 @@ async def run_checks(
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(target: Target) -> TargetRun:
-        relevant = [c for c in checks.values() if applicable(c, target)]
+        # validate-stage checks measure between two nodes: validate.py runs them after these
+        relevant = [c for c in checks.values() if applicable(c, target) and c.meta.stage is not Stage.VALIDATE]
         t0 = time.monotonic()
         async with semaphore:
             facts = await gather_target(target, relevant, by_kind[target.kind], command_timeout=command_timeout,
@@ -433,11 +434,16 @@ async def run_checks(
 
     try:
         runs = list(await asyncio.gather(*(one(t) for t in targets)))
+        resolve_root_causes(runs, checks)
+        # the validate stage: measurements between node pairs, on the sessions still open
+        from roce_wizard.validate import run_validation  # noqa: PLC0415 (it imports the engine)
+
+        validated = await run_validation(runs, checks, by_kind, policy, runlog=runlog, emit=emit,
+                                         command_timeout=command_timeout)
     finally:
         for used in {id(t): t for t in by_kind.values()}.values():
             await used.close()
-    resolve_root_causes(runs, checks)
-    cross = compare_across_targets(runs, checks)
+    cross = compare_across_targets(runs, checks) + validated
     report = RunReport(checks, targets, runs, stage_of, started, time.time() - started,
                        str(runlog.path) if runlog else None, cross)
     for f in report.findings:

@@ -92,6 +92,11 @@ class Policy:
     roce_mtu: int = 4096
     min_bw_ratio: float = 0.90
     max_small_msg_lat_us: float = 3.0
+    # validate stage: node pairs to measure ("a:b,c:d"; default consecutive nodes), incast streams 1..N,
+    # and UCX variables the site's jobs carry ("UCX_TLS=rc,sm UCX_IB_GID_INDEX=3") for RW603's MPI run
+    validate_pairs: str = ""
+    incast_streams: int = 4
+    mpi_env: str = ""
     # seed 000: nmlx5_core 4.21.71.101 on ESXi 7.0U2
     min_nmlx5_version: str = "4.21.71.101"
     # seed 000 figure 9: firmware the 4.21.71.101 driver is qualified with, by mst device type

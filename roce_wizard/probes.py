@@ -253,6 +253,8 @@ PROBES: dict[str, Probe] = {
             why_not=_NO_RDMADEV,
         ),
         Probe("ethtool_pause", LINUXY, _netdev_cmd("ethtool -a {netdev}"), "ethtool_pause", why_not=_NO_NETDEV),
+        # what a UCX job gets on this node without extra variables (validate: RW604)
+        Probe("ucx_config", LINUXY, _const("ucx_info -c"), "ucx_config"),
         Probe("mlnx_qos", BAREMETAL, _netdev_cmd("mlnx_qos -i {netdev}"), "mlnx_qos", why_not=_NO_NETDEV),
         Probe(
             "sriov_numvfs",

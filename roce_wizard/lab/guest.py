@@ -1755,7 +1755,8 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
     pcie = min(_gs(world, g).get("pcie_gbps") or 1e9 for g in (guest, peer))
     n = lab["waves"].get(server["wave"], 1)  # concurrent streams into the receiver (incast)
     tclass = o.tclass if o.tclass is not None else (guest.traffic_class or 0)
-    mode = _lossless(world, peer, _prio_for(world, peer, tclass >> 2)) if n > 1 else "pfc"
+    prio = _prio_for(world, peer, tclass >> 2)  # the priority this stream lands in at the receiver
+    mode = _lossless(world, peer, prio) if n > 1 else "pfc"
     if mode == "pfc" and n > 1 and _gs(world, peer).get("headroom_short"):
         mode = "pfc-overrun"  # PFC is on but the pause lands after the buffer overflowed
     share = {"pfc": 0.985, "pause": 1 / (1 + 0.35 * (n - 1)), "lossy": 1 / (1 + 0.9 * (n - 1)),
@@ -1777,7 +1778,7 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
             out.append(f" {size:<10} {iters:<10}       {peak * conv:<7.2f}            {bw * conv:<7.2f}\t\t   "
                        f"{bw * 125 / size:<7.6f}")
         if n > 1:
-            _count_congestion(world, guest, peer, mode, n)
+            _count_congestion(world, guest, peer, mode, n, prio)
     else:
         out.append(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
                    "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ")
@@ -1908,6 +1909,11 @@ def prog_pkill(ctx: Ctx, argv: list[str]) -> Reply:
     return Reply(exit=0 if found else 1)
 
 
+def prog_wait(ctx: Ctx, argv: list[str]) -> Reply:
+    """The shell's `wait`: nothing to wait for, `&` ran everything in the foreground here."""
+    return Reply()
+
+
 def prog_rm(ctx: Ctx, argv: list[str]) -> Reply:
     """`rm [-f] FILE...` for the files the lab keeps (under /etc, /tmp, /root)."""
     st = _gs(ctx.world, _guest(ctx.world, ctx.target))
@@ -1942,10 +1948,9 @@ def _ecn_on(world: World, g: Guest) -> bool:
     return sp is not None and sp.ecn and host.module_params_active.get("ecn", "0") == "1"
 
 
-def _count_congestion(world: World, sender: Guest, receiver: Guest, mode: str, n: int) -> None:
-    """An incast stream: pause frames on the lossless priority, drops without it, CNPs with ECN."""
+def _count_congestion(world: World, sender: Guest, receiver: Guest, mode: str, n: int, prio: int) -> None:
+    """An incast stream on priority `prio`: pause frames when it is lossless, drops without, CNPs with ECN."""
     r, s = _gs(world, receiver)["rdma"], _gs(world, sender)["rdma"]
-    prio = _prio_for(world, receiver, (receiver.traffic_class or 0) >> 2)
     if mode in ("lossy", "pfc-overrun"):
         r["discards"] += 1500 * n
         r["out_of_sequence"] += 900 * n
@@ -2289,7 +2294,7 @@ _BASE: dict[str, Program] = {"ip": prog_ip, "ethtool": prog_ethtool, "uname": pr
                              "reboot": prog_reboot, "shutdown": prog_shutdown, "systemctl": prog_systemctl,
                              "nmcli": prog_nmcli, "rdma": prog_rdma, "dnf": prog_dnf, "yum": prog_dnf, "tar": prog_tar,
                              "timeout": prog_timeout, "nohup": prog_nohup, "pgrep": prog_pgrep, "pkill": prog_pkill,
-                             "rm": prog_rm}
+                             "rm": prog_rm, "wait": prog_wait}
 _VERBS: dict[str, Program] = {"ibv_devinfo": prog_ibv_devinfo, "ibv_devices": prog_ibv_devices,
                               **dict.fromkeys(_PT_VERBS, _perftest)}
 _OFED: dict[str, Program] = {**_VERBS, "ofed_info": prog_ofed_info, "show_gids": prog_show_gids,

@@ -1081,7 +1081,36 @@ def sniff_openmpi_ucx_log(text: str) -> int:
     return min(score, 100)
 
 
+# --------------------------------------------------------------------------------------------------
+# ucx_info -c: the configuration a UCX process gets here (defaults < $prefix/etc/ucx/ucx.conf < env)
+# --------------------------------------------------------------------------------------------------
+
+_UCX_CONF_RE = re.compile(r"^\s*(UCX_[A-Z0-9_]+)=(.*?)\s*$")
+
+
+def parse_ucx_config(text: str) -> Facts:
+    """``ucx_info -c`` (or a ucx.conf): ``UCX_NAME=value`` lines -> ``config{name: value}``.
+
+    ucx_info prints every variable, one per line, with its value as the process would get it; a
+    config file holds the same lines plus comments and ``[section]`` headers, which are skipped."""
+    config: dict[str, str] = {}
+    for ln in lines(text):
+        m = _UCX_CONF_RE.match(_strip_prompt(ln))
+        if m:
+            config[m.group(1)] = m.group(2)
+    if not config:
+        raise ParseError("ucx_config", "no UCX_NAME=value line found")
+    return {"config": config}
+
+
+def sniff_ucx_config(text: str) -> int:
+    hits = len(re.findall(r"^\s*UCX_[A-Z0-9_]+=", text, re.M))
+    return min(100, 30 + 10 * hits) if hits >= 3 else 0
+
+
 PARSERS: dict[str, Parser] = {
+    "ucx_config": Parser("ucx_config", parse_ucx_config, sniff_ucx_config,
+                         "ucx_info -c: UCX's effective configuration (UCX_NAME=value lines)"),
     "perftest": Parser(
         "perftest", parse_perftest, sniff_perftest,
         "perftest ib_{send,write,read,atomic}_{bw,lat} output (client or server side)",

@@ -1,0 +1,82 @@
+"""RW601 rdma-bandwidth — large-message RDMA bandwidth between two nodes reaches the link speed
+
+What it checks
+    `ib_send_bw -a -F --report_gbits -d <dev> -x <gid idx>` with the server on the receiving node
+    (started first, in the background under `timeout`, on a port of its own with `-p`) and the
+    client on the sending node given the server's RoCE IP; each end uses its own RDMA device and
+    RoCE v2 IPv4 GID index (the facts RW402/RW407 judge). The average bandwidth at the large sizes
+    (64 KiB and up) must be at least `min_bw_ratio` (0.90) of the link speed the port reports
+    (`/sys/class/infiniband/<dev>/ports/1/rate`). Every size is kept as a table.
+
+Why it matters
+    Every setting can look right while the data path is not: a card trained at PCIe x4, an MTU of
+    1024 somewhere on the path (RW404), a VF rate limit. Seed 000 shows 95.8 of 100 Gb/s on a good
+    path; anything far below is a fault a configuration check cannot see.
+
+How to fix by hand
+    Reproduce it: on the receiver `ib_send_bw -a -F --report_gbits -d mlx5_0 -x 3`, on the sender
+    `ib_send_bw -a -F --report_gbits -d mlx5_0 -x 3 <receiver RoCE IP>`. Then look at the usual
+    suspects: `ibv_devinfo` active_mtu (4096), `lspci -vvv -s <pci> | grep LnkSta` (the PCIe speed and
+    width the card trained at), `ethtool <netdev>` speed, the VF's rate limit on the host.
+
+Fix safety
+    manual: a measurement; the cause is elsewhere (cabling, slot, MTU path, rate limits).
+"""
+
+from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.validate import cannot_measure, failed_run, run_evidence
+
+CHECK = Check(
+    code="RW601",
+    slug="rdma-bandwidth",
+    title="RDMA bandwidth between nodes",
+    stage=Stage.VALIDATE,
+    target=(TargetKind.GUEST, TargetKind.LINUX),
+    severity=Severity.FAIL,
+    probes=("perftest",),
+    depends_on=("RW402", "RW403", "RW407"),
+    fix_hint="find what caps the path: active_mtu, the card's PCIe link (lspci LnkSta), link speed, VF rate limit",
+)
+
+LARGE = 65536
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    pair = facts.get("validate_pair") or {}
+    blocked = cannot_measure(CHECK, facts, pair) if pair else None
+    if blocked is not None:
+        return [blocked]
+    run = facts.get("validate_perftest")
+    pt = facts.need("perftest") if not run else (run.get("parsed") or {"error": (run.get("client_output") or "").strip()[-200:]})
+    rows = [r for r in pt.get("rows", []) if r.get("bw_avg_gbps") is not None]
+    if pt.get("test") and not str(pt["test"]).endswith("_bw"):
+        return [skip(CHECK, facts, f"{pt['test']} is not a bandwidth test", observed=pt.get("test"),
+                     expected="ib_*_bw output")]
+    if pt.get("error") or not rows:
+        return [failed_run(CHECK, facts, pt, run)]
+    large = [r for r in rows if (r.get("bytes") or 0) >= LARGE] or rows[-1:]
+    avg = sum(r["bw_avg_gbps"] for r in large) / len(large)
+    link = pair.get("link_gbps")
+    table = {"columns": ["bytes", "BW average [Gb/s]", "BW peak [Gb/s]"],
+             "rows": [[r.get("bytes"), r.get("bw_avg_gbps"), r.get("bw_peak_gbps")] for r in rows]}
+    details = {"table": table, "avg_large_gbps": round(avg, 2), "link_gbps": link, "test": pt.get("test"),
+               "mtu": pt.get("mtu"), "gid_index": pt.get("gid_index")}
+    where = f" {pair.get('sender')} -> {pair.get('receiver')}" if pair else ""
+    if not link:
+        return [skip(CHECK, facts, f"{avg:.1f} Gb/s at {large[0]['bytes']} B and up{where}; the link speed is unknown, "
+                     "so it cannot be judged", observed=round(avg, 2), expected=f">= {policy.min_bw_ratio:.0%} of the link",
+                     details=details)]
+    want = policy.min_bw_ratio * link
+    expected = f">= {want:.1f} Gb/s ({policy.min_bw_ratio:.0%} of {link:g} Gb/s)"
+    details["ratio"] = round(avg / link, 3)
+    if avg >= want:
+        return [good(CHECK, facts, f"{avg:.1f} Gb/s average at large messages{where} ({avg / link:.0%} of {link:g} Gb/s, "
+                     f"MTU {pt.get('mtu')}, GID index {pt.get('gid_index')})", observed=round(avg, 2), expected=expected,
+                     evidence=run_evidence(run), details=details)]
+    return [bad(CHECK, facts, f"only {avg:.1f} Gb/s average at large messages{where}: {avg / link:.0%} of the "
+                f"{link:g} Gb/s link (MTU {pt.get('mtu')})", observed=round(avg, 2), expected=expected,
+                evidence=run_evidence(run), details=details,
+                fix=("look for what caps the path: `ibv_devinfo | grep active_mtu` (4096 expected; 1024 means a hop "
+                     "below 4200), `lspci -vvv -s <pci> | grep LnkSta` (the card's PCIe speed/width), "
+                     "`ethtool <netdev> | grep Speed`, a VF rate limit on the host"))]

@@ -1,0 +1,115 @@
+"""RW604 mpi-env — a ready mpirun line and hostfile whose UCX variables match the verified cluster
+
+What it checks
+    From what the earlier stages verified on each node of a pair it builds the UCX environment a
+    job needs: `UCX_NET_DEVICES=<dev>:1` (RW402's device), `UCX_IB_GID_INDEX=<idx>` (RW407's RoCE
+    v2 IPv4 GID index, per node when the nodes differ: then the line is MPMD, one `-x` set per
+    node), `UCX_IB_TRAFFIC_CLASS = roce_dscp × 4` and `UCX_IB_SL = pfc_priority`; it prints a ready
+    `mpirun` line and hostfile (details "mpirun", "hostfile"). It fails when what a job gets on a
+    node without these variables (`ucx_info -c`: defaults, /etc/ucx/ucx.conf, environment) sets
+    one of them to something else — a device the node lacks, another GID index, another class.
+
+Why it matters
+    The wrong GID index (a link-local or RoCE v1 GID) or device sends MPI over TCP without a word
+    (RW603); a traffic class that does not map to the lossless priority puts RDMA in a lossy queue,
+    where incast drops packets (RW605). Seed 004: UCX_IB_TRAFFIC_CLASS=124 → DSCP 31 → priority 3.
+
+How to fix by hand
+    Use the printed line (or put the variables into the site's module file / ucx.conf); remove or
+    correct contradicting lines in /etc/ucx/ucx.conf, e.g.
+        sed -i '/^UCX_IB_GID_INDEX=/d' /etc/ucx/ucx.conf
+    When the GID index differs between nodes set it per node (MPMD `:` contexts, or a per-host
+    environment file), or make the GID tables agree (RW407).
+
+Fix safety
+    manual: the environment of users' jobs is the site's decision; the wizard prints it.
+"""
+
+from roce_wizard.checkkit import bad, good
+from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
+from roce_wizard.validate import mpi_environment, mpirun_line
+
+CHECK = Check(
+    code="RW604",
+    slug="mpi-env",
+    title="MPI/UCX environment for jobs",
+    stage=Stage.VALIDATE,
+    target=(TargetKind.GUEST, TargetKind.LINUX),
+    severity=Severity.FAIL,
+    probes=("ucx_config",),
+    depends_on=("RW402", "RW407"),
+    fix_hint="run jobs with the printed UCX variables; remove contradicting lines from /etc/ucx/ucx.conf",
+)
+
+UNSET = ("", "auto", "all")
+
+
+def _contradictions(config: dict | None, env: dict[str, str]) -> list[str]:
+    out = []
+    for key, want in env.items():
+        have = (config or {}).get(key)
+        if have is None or have.strip().lower() in UNSET or have == want:
+            continue
+        out.append(f"{key}={have} (the cluster needs {want})")
+    return out
+
+
+def _policy_only(facts: Facts, policy: Policy) -> list[Finding]:
+    """analyze: a pasted `ucx_info -c` judged against the policy's traffic class and service level."""
+    config = facts.need("ucx_config").get("config", {})
+    want = {"UCX_IB_TRAFFIC_CLASS": str(policy.roce_dscp * 4), "UCX_IB_SL": str(policy.pfc_priority)}
+    wrong = _contradictions(config, want)
+    expected = ", ".join(f"{k}={v} (or unset)" for k, v in want.items())
+    if wrong:
+        return [bad(CHECK, facts, "UCX config contradicts the policy: " + "; ".join(wrong), observed=wrong,
+                    expected=expected, fix="remove or correct these lines in /etc/ucx/ucx.conf or the job environment")]
+    return [good(CHECK, facts, "UCX config sets no traffic class or service level against the policy "
+                 "(device and GID index need the cluster: run doctor)", observed=config.get("UCX_IB_TRAFFIC_CLASS"),
+                 expected=expected)]
+
+
+def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    pair = facts.get("validate_pair")
+    if not pair:
+        return _policy_only(facts, policy)
+    nodes = pair.get("nodes", [])
+    problems = [f"{n['node']}: {p}" for n in nodes for p in n.get("problems", [])]
+    envs = facts.get("mpi_env") or mpi_environment(nodes, policy)
+    names = [n["node"] for n in nodes]
+    hostfile = "".join(f"{n} slots=1\n" for n in names)
+    line = mpirun_line(names, [envs[n] for n in names], "./your_app")
+    same = all(envs[n] == envs[names[0]] for n in names)
+    if same:  # the everyday form: the hostfile, one -x set
+        line = line.replace(f"--host {','.join(names)}", "--hostfile hostfile")
+    details = {"mpirun": line, "hostfile": hostfile, "env": envs,
+               "table": {"columns": ["node", *envs[names[0]].keys()],
+                         "rows": [[n, *envs[n].values()] for n in names]}}
+    if problems:
+        return [bad(CHECK, facts, "cannot give jobs a working UCX environment: " + "; ".join(problems),
+                    observed=problems, expected="an RDMA device and a RoCE v2 IPv4 GID on every node",
+                    details=details, fix="fix the node first: RW402 (device), RW406/RW407 (RoCE v2 IPv4 GID)")]
+    configs = facts.get("ucx_config") or {}
+    findings = []
+    for n in names:
+        wrong = _contradictions(configs.get(n), envs[n])
+        if wrong:
+            findings.append(bad(CHECK, facts, f"a job on {n} without the wizard's variables gets " + "; ".join(wrong),
+                                target=n, observed=wrong, expected=envs[n], details=details,
+                                fix=(f"on {n}: remove or correct these lines in /etc/ucx/ucx.conf (or the module "
+                                     f"file / profile that sets them); jobs should carry: {line}")))
+    if findings:
+        return findings
+    gids = {n: envs[n].get("UCX_IB_GID_INDEX") for n in names}
+    unread = [n for n in names if configs.get(n) is None]
+    note = f" (ucx_info -c not read on {', '.join(unread)})" if unread else ""
+    if not same and len(set(gids.values())) > 1:
+        f = good(CHECK, facts, f"jobs need a per-node GID index ({', '.join(f'{k}={v}' for k, v in gids.items())}): "
+                 f"use the MPMD line in the details{note}", observed=envs, expected="one environment per node",
+                 details=details)
+        f.status = Status.WARN
+        f.fix = line + "  # or make the GID tables agree (RW407)"
+        return [f]
+    return [good(CHECK, facts, f"jobs get RDMA with: {line}{note}", observed=envs, expected="the variables shown",
+                 details=details)]
+
+
