@@ -895,9 +895,10 @@ def incast_svg(points: list[dict[str, Any]], width: int = 560, height: int = 300
     series: dict[Any, list[tuple[float, float]]] = {}
     for p in points:
         try:
-            series.setdefault(p.get("size"), []).append((float(p["streams"]), float(p["gbps"])))
-        except (KeyError, TypeError, ValueError):
+            point = (float(p["streams"]), float(p["gbps"]))
+        except (KeyError, TypeError, ValueError, AttributeError):  # a step that measured nothing: no point
             continue
+        series.setdefault(p.get("size"), []).append(point)
     if not series:
         return ""
     xs = [x for s in series.values() for x, _ in s]
