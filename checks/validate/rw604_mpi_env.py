@@ -93,10 +93,12 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     for n in names:
         wrong = _contradictions(configs.get(n), envs[n])
         if wrong:
-            findings.append(bad(CHECK, facts, f"a job on {n} without the wizard's variables gets " + "; ".join(wrong),
-                                target=n, observed=wrong, expected=envs[n], details=details,
-                                fix=(f"on {n}: remove or correct these lines in /etc/ucx/ucx.conf (or the module "
-                                     f"file / profile that sets them); jobs should carry: {line}")))
+            f = bad(CHECK, facts, f"a job on {n} without the wizard's variables gets " + "; ".join(wrong),
+                    observed=wrong, expected=envs[n], details=details,
+                    fix=(f"on {n}: remove or correct these lines in /etc/ucx/ucx.conf (or the module "
+                         f"file / profile that sets them); jobs should carry: {line}"))
+            f.target = n  # the node whose configuration contradicts
+            findings.append(f)
     if findings:
         return findings
     gids = {n: envs[n].get("UCX_IB_GID_INDEX") for n in names}
