@@ -486,6 +486,8 @@ def _related(target: Target, targets: dict[str, Target]) -> list[str]:
             sw = spec.partition(":")[0]
             if sw and sw not in names:
                 names.append(sw)
+    machine = target.host or target.name  # the server: a guest's ESXi host, or the bare-metal host itself
+    names += [t.name for t in targets.values() if t.kind is TargetKind.BMC and t.host == machine]
     vcenter = next((t.name for t in targets.values() if t.kind is TargetKind.VCENTER), None)
     if vcenter:
         names.append(vcenter)
