@@ -22,15 +22,20 @@ from roce_wizard.parsers.switch import port_key
 
 __all__ = [
     "ALL_PORTS",
+    "CONFIG_MARK",
     "FIELD_KINDS",
     "VENDOR_NAMES",
+    "FixText",
     "Item",
     "Selection",
     "dscp_priority",
     "kinds",
     "lossless_queue",
+    "parse_config_command",
     "select",
+    "switch_plan",
     "vendor_of",
+    "verify_problems",
 ]
 
 VENDOR_OF_DEVICE_TYPE = {"arista_eos": "eos", "mellanox_mlnxos": "onyx", "dell_os10": "os10", "cumulus_nvue": "nvue"}
@@ -433,8 +438,31 @@ def interface_name(vendor: str, port: str) -> str:
     return names.get(vendor, {}).get(key[0], port)
 
 
+@dataclass(frozen=True)
+class FixParts:
+    """What a fix-by-hand configures, as data: plan_fix groups these across ports into one change."""
+
+    vendor: str
+    port: str | None
+    interface_lines: tuple[str, ...]
+    global_lines: tuple[str, ...]
+
+
+class FixText(str):
+    """A finding's fix-by-hand text that also carries its `FixParts` (a str everywhere else)."""
+
+    parts: FixParts
+
+
 def vendor_fix(vendor: str, port: str | None, interface_lines: list[str] = (), global_lines: list[str] = ()) -> str:  # type: ignore[assignment]
     """The exact commands, from a rollback point to the save, for one port (and/or switch-wide lines)."""
+    text = FixText(_vendor_fix_text(vendor, port, interface_lines, global_lines))
+    text.parts = FixParts(vendor, port, tuple(interface_lines), tuple(global_lines))
+    return text
+
+
+def _vendor_fix_text(vendor: str, port: str | None, interface_lines: list[str] = (),  # type: ignore[assignment]
+                     global_lines: list[str] = ()) -> str:  # type: ignore[assignment]
     ifname = interface_name(vendor, port) if port and port != ALL_PORTS else None
     if vendor == "eos":
         body = list(global_lines)
@@ -518,3 +546,155 @@ def port_findings(check: Any, facts: Facts, fld: str, judge: Any) -> list[Any]:
             continue
         out.append(judge(item, sel))
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# fix plans: one configuration change per switch and check, every failing port in it
+
+CONFIG_MARK = "switch-config"  # a step command: `switch-config {meta JSON}` + newline + the config lines
+CONFIG_VENDORS = ("eos", "onyx", "os10")
+
+
+def _range_groups(vendor: str, ports: list[str]) -> list[str]:
+    """Interface specs covering `ports` with ranges of consecutive ports (the vendor's range syntax)."""
+    keyed = sorted({port_key(p): p for p in ports if port_key(p) is not None}.items())
+    runs: list[list[tuple[int, ...]]] = []
+    for (kind, nums), _name in keyed:
+        if runs and len(runs[-1][-1]) == len(nums) and runs[-1][-1][:-1] == nums[:-1] \
+                and runs[-1][-1][-1] + 1 == nums[-1]:
+            runs[-1].append(nums)
+        else:
+            runs.append([nums])
+
+    def text(nums: tuple[int, ...]) -> str:
+        return "/".join(str(n) for n in nums)
+
+    out = []
+    for run in runs:
+        first, last = text(run[0]), text(run[-1])
+        out.append(first if first == last else f"{first}-{last}")
+    return out
+
+
+def config_lines(vendor: str, groups: list[tuple[list[str], tuple[str, ...]]], global_lines: list[str]) -> list[str]:
+    """The configuration-mode lines for switch-wide lines and (ports, interface lines) groups, with
+    interface ranges where the vendor has them."""
+    lines = list(global_lines)
+    for ports, body in groups:
+        specs = _range_groups(vendor, ports)
+        if not specs or not body:
+            continue
+        if vendor == "eos":
+            lines += ["interface " + ",".join(f"Ethernet{spec}" for spec in specs), *(f"   {ln}" for ln in body)]
+        elif vendor == "onyx":
+            lines += [f"interface ethernet {spec} {ln}" for spec in specs for ln in body]
+        elif vendor == "os10":
+            head = (f"interface ethernet{specs[0]}" if len(specs) == 1 and "-" not in specs[0]
+                    else "interface range " + ",".join(f"ethernet{spec}" for spec in specs))
+            lines += [head, *(f" {ln}" for ln in body), " exit"]
+    return lines
+
+
+def switch_plan(check: Any, facts: Facts, findings: list[Any], fld: str, expect: dict[str, Any],
+                summary: str) -> Any:
+    """The FixPlan of a switch check: one `switch-config` step for every failing port (grouped, with
+    ranges), verified by reading `fld` back on those ports (`expect`), then saved; None when nothing
+    fails or the vendor has no config path here (NVUE, SONiC: the finding's fix-by-hand)."""
+    import json
+
+    from roce_wizard.model import FixPlan, RebootKind, Safety, Step
+
+    vendor = vendor_of(facts)
+    parts = [f.fix.parts for f in findings if isinstance(f.fix, FixText)]
+    if vendor not in CONFIG_VENDORS or not parts:
+        return None
+    global_lines: list[str] = []
+    by_body: dict[tuple[str, ...], list[str]] = {}
+    for part in parts:
+        global_lines += [ln for ln in part.global_lines if ln not in global_lines]
+        if part.port and part.port not in (ALL_PORTS, UNLISTED_PORTS) and part.interface_lines:
+            by_body.setdefault(part.interface_lines, [])
+            if part.port not in by_body[part.interface_lines]:
+                by_body[part.interface_lines].append(part.port)
+    lines = config_lines(vendor, [(ports, body) for body, ports in by_body.items()], global_lines)
+    for ln in lines:
+        if "\n" in ln or not ln.strip() or not all(32 <= ord(c) < 127 for c in ln):
+            from roce_wizard.probes import UnsafeValue
+
+            raise UnsafeValue(f"refusing to send {ln!r} to a switch")
+    if not lines:
+        return None
+    ports = [p for body_ports in by_body.values() for p in body_ports] or [ALL_PORTS]
+    meta = {"name": f"roce-wizard-{check.code.lower()}", "vendor": vendor,
+            "verify": [{"field": fld, "ports": ports, "expect": expect}]}
+    before = "; ".join(f"{f.subject}: {json.dumps(f.observed, default=str)}" for f in findings if f.subject)
+    step = Step(f"configure {', '.join(ports)} on {facts.target_name} ({VENDOR_NAMES.get(vendor, vendor)}: backup, "
+                f"{'config session' if vendor == 'eos' else 'configure'}, verify, save; rollback if the verify fails)",
+                CONFIG_MARK + " " + json.dumps(meta, separators=(",", ":")) + "\n" + "\n".join(lines),
+                before=before or None, after="\n".join(lines))
+    return FixPlan(check=check.code, target=facts.target_name, summary=summary, steps=(step,),
+                   safety=Safety.DISRUPTIVE, reboot=RebootKind.NONE)
+
+
+def parse_config_command(command: str) -> tuple[dict[str, Any], list[str]] | None:
+    """(meta, config lines) of a `switch-config` step command; None when it is not one."""
+    import json
+
+    head, _, body = command.partition("\n")
+    if not head.startswith(CONFIG_MARK + " "):
+        return None
+    meta = json.loads(head[len(CONFIG_MARK) + 1:])
+    if not isinstance(meta, dict):
+        raise ValueError("switch-config: the metadata is not a JSON object")  # noqa: TRY004 - a malformed line
+    return meta, [ln for ln in body.split("\n") if ln.strip()]
+
+
+def verify_kind(vendor: str, fld: str) -> str | None:
+    """The probe kind a verify reads `fld` from on this vendor (the first one doctor probes)."""
+    names = _probe_names()
+    return next((k for k in FIELD_KINDS[fld].get(vendor, ()) if k in names), None)
+
+
+def verify_problems(target: Any, fld: str, ports: list[str], expect: dict[str, Any], kind: str,
+                    output: str) -> list[str]:
+    """What the switch, read back (`output` of the `kind` probe), still gets wrong on `ports`."""
+    from roce_wizard.parsers import PARSERS
+    from roce_wizard.probes import PROBES
+
+    facts = Facts(data={kind: PARSERS[PROBES[kind].parser].parse(output),
+                        "roce_ports": [{"port": p} for p in ports if p != ALL_PORTS]}, target=target)
+    sel = select(facts, fld)
+    if sel.why_none:
+        return [f"{fld}: cannot read it back ({sel.why_none})"]
+    problems = []
+    for item in sel.items:
+        entry = item.entry
+        if entry is None:
+            problems.append(f"{item.subject}: not in `{kind}`")
+            continue
+        for key, want in expect.items():
+            if key == "mtu_min":
+                ok = isinstance(entry.get("mtu"), int) and entry["mtu"] >= want
+                have = entry.get("mtu")
+            elif key == "ecn_queue":
+                have = entry.get("ecn_queues")
+                ok = want in (have or [])
+            elif key == "no_drop":
+                have = sorted(entry.get("no_drop") or [])
+                ok = have == sorted(want)
+            else:
+                have = entry.get(key)
+                ok = have == want
+            if not ok:
+                problems.append(f"{item.subject}: {key} is {have}, wanted {want}")
+    return problems
+
+
+def failing_of(evaluate: Any, facts: Facts, policy: Policy) -> list[Any]:
+    """The check's failing findings ([] when a fact is missing: nothing to plan)."""
+    from roce_wizard.checkkit import failing
+
+    try:
+        return failing(evaluate(facts, policy))
+    except MissingFact:
+        return []

@@ -30,8 +30,29 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, good
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
-from roce_wizard.switchview import Item, Selection, evidence_lines, kinds, peer_label, port_findings, vendor_fix
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    Severity,
+    Stage,
+    Status,
+    TargetKind,
+)
+from roce_wizard.switchview import (
+    Item,
+    Selection,
+    evidence_lines,
+    failing_of,
+    kinds,
+    peer_label,
+    port_findings,
+    switch_plan,
+    vendor_fix,
+)
 
 CHECK = Check(
     code="RW502",
@@ -104,3 +125,13 @@ def _judge(facts: Facts, policy: Policy):
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     return port_findings(CHECK, facts, "pfc", _judge(facts, policy))
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """One configuration change on this switch for every failing RoCE port (interface ranges), in a
+    config session where the vendor has one, read back (pfc) and saved — or rolled back to the
+    backup taken first."""
+    findings = failing_of(evaluate, facts, policy)
+    if not findings:
+        return None
+    return switch_plan(CHECK, facts, findings, "pfc", {"no_drop": [policy.pfc_priority]}, f"priority {policy.pfc_priority} the only no-drop priority on the RoCE ports")

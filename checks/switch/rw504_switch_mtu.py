@@ -30,8 +30,29 @@ Fix safety
 from typing import Any
 
 from roce_wizard.checkkit import bad, good
-from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
-from roce_wizard.switchview import Item, Selection, evidence_lines, kinds, peer_label, port_findings, vendor_fix
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    Severity,
+    Stage,
+    Status,
+    TargetKind,
+)
+from roce_wizard.switchview import (
+    Item,
+    Selection,
+    evidence_lines,
+    failing_of,
+    kinds,
+    peer_label,
+    port_findings,
+    switch_plan,
+    vendor_fix,
+    vendor_of,
+)
 
 CHECK = Check(
     code="RW504",
@@ -121,3 +142,13 @@ def compare_host_mtus(own: list[Finding], everything: list[Finding]) -> list[Fin
 
 
 compare_targets = compare_host_mtus  # the engine's cross-target hook
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """One configuration change on this switch for every failing RoCE port (interface ranges), in a
+    config session where the vendor has one, read back (mtu) and saved — or rolled back to the
+    backup taken first."""
+    findings = failing_of(evaluate, facts, policy)
+    if not findings:
+        return None
+    return switch_plan(CHECK, facts, findings, "mtu", {"mtu_min": required_mtu(vendor_of(facts) or "", policy)}, f"MTU {required_mtu(vendor_of(facts) or '', policy)} on the RoCE ports")

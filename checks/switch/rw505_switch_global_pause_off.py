@@ -24,8 +24,28 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, good
-from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
-from roce_wizard.switchview import Item, Selection, evidence_lines, kinds, peer_label, port_findings, vendor_fix
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    Severity,
+    Stage,
+    Status,
+    TargetKind,
+)
+from roce_wizard.switchview import (
+    Item,
+    Selection,
+    evidence_lines,
+    failing_of,
+    kinds,
+    peer_label,
+    port_findings,
+    switch_plan,
+    vendor_fix,
+)
 
 CHECK = Check(
     code="RW505",
@@ -77,3 +97,13 @@ def _judge(facts: Facts, policy: Policy):
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     return port_findings(CHECK, facts, "flowcontrol", _judge(facts, policy))
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """One configuration change on this switch for every failing RoCE port (interface ranges), in a
+    config session where the vendor has one, read back (flowcontrol) and saved — or rolled back to the
+    backup taken first."""
+    findings = failing_of(evaluate, facts, policy)
+    if not findings:
+        return None
+    return switch_plan(CHECK, facts, findings, "flowcontrol", {"rx": False, "tx": False}, "global pause (802.3x) off on the RoCE ports")

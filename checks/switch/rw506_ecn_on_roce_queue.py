@@ -29,16 +29,28 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, good
-from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
+from roce_wizard.model import (
+    Check,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    Severity,
+    Stage,
+    TargetKind,
+)
 from roce_wizard.switchview import (
     Item,
     Selection,
     evidence_lines,
+    failing_of,
     kinds,
     lossless_queue,
     peer_label,
     port_findings,
+    switch_plan,
     vendor_fix,
+    vendor_of,
 )
 
 CHECK = Check(
@@ -94,3 +106,13 @@ def _judge(facts: Facts, policy: Policy):
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     return port_findings(CHECK, facts, "ecn", _judge(facts, policy))
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """One configuration change on this switch for every failing RoCE port (interface ranges), in a
+    config session where the vendor has one, read back (ecn) and saved — or rolled back to the
+    backup taken first."""
+    findings = failing_of(evaluate, facts, policy)
+    if not findings:
+        return None
+    return switch_plan(CHECK, facts, findings, "ecn", {"ecn_queue": lossless_queue(facts, vendor_of(facts) or "", policy)}, "ECN on the RoCE queue of the RoCE ports")

@@ -102,6 +102,12 @@ class CliState:
     os10_port_queuing: dict[str, str] = field(default_factory=dict)
     os10_port_trust_map: dict[str, str] = field(default_factory=dict)  # port -> "default" or a dscp-map name
     eos_sessions: dict[str, Switch] = field(default_factory=dict)  # open `configure session` copies
+    # saved configurations by name (EOS flash:NAME, Onyx `configuration write to NAME`, OS10
+    # config://NAME): what a restore puts back (`configure replace`, `configuration switch-to`, copy)
+    files: dict[str, tuple[list[SwitchPort], CliState]] = field(default_factory=dict)
+    # a knob for tests (`freeze`): SwitchPort fields the hardware keeps as they are: the CLI takes the
+    # commands, the next show prints the old value (what a verify must catch)
+    frozen: set[str] = field(default_factory=set)
 
 
 def cli_state(switch: Switch) -> CliState:
@@ -111,6 +117,39 @@ def cli_state(switch: Switch) -> CliState:
         state = CliState()
         switch.__dict__["cli_state"] = state
     return state
+
+
+PORT_FIELDS = ("mtu", "pfc_enabled", "no_drop", "trust", "flowcontrol_rx", "flowcontrol_tx", "ecn")
+
+
+def freeze(switch: Switch, *fields: str) -> None:
+    """Make the switch keep these SwitchPort fields whatever the CLI is told (no fields: thaw). For
+    tests of a fix whose verify fails: the commands are accepted, the change does not take."""
+    unknown = set(fields) - set(PORT_FIELDS)
+    if unknown:
+        raise ValueError(f"not SwitchPort fields: {sorted(unknown)}")
+    cli_state(switch).frozen = set(fields)
+
+
+def _snapshot(switch: Switch) -> tuple[list[SwitchPort], CliState]:
+    state = copy.copy(cli_state(switch))
+    state.files, state.eos_sessions, state.frozen = {}, {}, set()  # not part of a configuration
+    return copy.deepcopy(switch.ports), copy.deepcopy(state)
+
+
+def _restore(switch: Switch, snap: tuple[list[SwitchPort], CliState]) -> None:
+    """Put a saved configuration back whole (what the vendors' replace / switch-to does)."""
+    ports, saved = snap
+    for old in ports:
+        port = switch.port(old.name)
+        if port is not None:
+            for f in PORT_FIELDS:
+                setattr(port, f, copy.deepcopy(getattr(old, f)))
+    state = cli_state(switch)
+    keep = (state.files, state.eos_sessions, state.frozen)
+    fresh = copy.deepcopy(saved)
+    fresh.files, fresh.eos_sessions, fresh.frozen = keep
+    switch.__dict__["cli_state"] = fresh
 
 
 def roce_priority(world: World) -> int:
@@ -1168,10 +1207,17 @@ class SwitchCli:
             line = line.strip()
             pipe = pipe.strip()
         expanded = _expand(line, self.vendor)
+        frozen = cli_state(self.switch).frozen
+        held = {p.name: {f: copy.deepcopy(getattr(p, f)) for f in frozen} for p in self.switch.ports} if frozen else None
         try:
             out = self._dispatch(expanded)
         except _Unrecognized as err:
             return self._error(err, expanded)
+        finally:
+            if held:  # the hardware kept these (the `freeze` knob)
+                for port in self.switch.ports:
+                    for f, value in held[port.name].items():
+                        setattr(port, f, value)
         if pipe and out:
             out = self._filter(out, pipe)
         return out
@@ -1505,6 +1551,14 @@ class SwitchCli:
                 if len(low) == 1 or low[1:] == ["terminal"]:
                     self.stack.append(_Frame("config"))
                     return ""
+                if low[1] == "replace" and len(words) == 3:
+                    where, _, name = words[2].partition(":")
+                    snap = cli_state(self.switch).files.get(f"{where.lower()}:{name}")
+                    if snap is None:
+                        raise _Unrecognized(kind="message", token=f"% Error opening {words[2]} (No such file or "
+                                                                  "directory)")
+                    _restore(self.switch, snap)
+                    return ""
                 if low[1] == "session":
                     if len(words) < 3:
                         raise _Unrecognized(kind="incomplete")
@@ -1522,6 +1576,12 @@ class SwitchCli:
             if low in (["write"], ["write", "memory"]) or low == ["copy", "running-config", "startup-config"]:
                 self._need_enable()
                 self._save()
+                return "Copy completed successfully."
+            m = re.fullmatch(r"copy running-config (flash|checkpoint):([A-Za-z0-9_.-]+)", " ".join(low))
+            if m:
+                self._need_enable()
+                _reconcile(self.world, self.switch)
+                cli_state(self.switch).files[f"{m[1]}:{words[2].split(':', 1)[1]}"] = _snapshot(self.switch)
                 return "Copy completed successfully."
             raise _Unrecognized(words[0])
         # every config mode
@@ -1768,6 +1828,16 @@ class SwitchCli:
         if low in (["configuration", "write"], ["write", "memory"]):
             self._save()
             return ""
+        if low[:3] == ["configuration", "write", "to"] and len(words) in (4, 5) and low[4:] in ([], ["no-switch"]):
+            _reconcile(self.world, self.switch)
+            cli_state(self.switch).files[f"onyx:{words[3]}"] = _snapshot(self.switch)
+            return ""
+        if low[:2] == ["configuration", "switch-to"] and len(words) == 3:
+            snap = cli_state(self.switch).files.get(f"onyx:{words[2]}")
+            if snap is None:
+                raise _Unrecognized(kind="message", token=f"% File {words[2]} does not exist")
+            _restore(self.switch, snap)
+            return ""
         neg = low[0] == "no"
         body_w = words[1:] if neg else words
         body = low[1:] if neg else low
@@ -1961,6 +2031,18 @@ class SwitchCli:
             if low in (["copy", "running-configuration", "startup-configuration"], ["write", "memory"],
                        ["copy", "running-config", "startup-config"]):
                 self._save()
+                return ""
+            if len(words) == 3 and low[0] == "copy" and low[1] == "running-configuration" and \
+                    re.fullmatch(r"config://[a-z0-9_.-]+", low[2]):
+                _reconcile(self.world, sw)
+                state.files[f"os10:{words[2][9:]}"] = _snapshot(sw)
+                return ""
+            if len(words) == 3 and low[0] == "copy" and low[2] == "running-configuration" and \
+                    low[1].startswith("config://"):
+                snap = state.files.get(f"os10:{words[1][9:]}")
+                if snap is None:
+                    raise _Unrecognized(kind="message", token=f"% Error: {words[1]}: No such file or directory")
+                _restore(sw, snap)
                 return ""
             raise _Unrecognized(words[0])
         if low == ["end"]:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from roce_wizard.model import Target
+from roce_wizard.switchview import CONFIG_MARK, parse_config_command
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
 
 __all__ = ["NETMIKO_DEVICE_TYPES", "SwitchSession", "SwitchTransport"]
@@ -47,6 +48,7 @@ NETMIKO_DEVICE_TYPES = {"arista_eos": "arista_eos", "mellanox_mlnxos": "mellanox
                         "dell_os10": "dell_os10", "cumulus_nvue": "cumulus_linux"}
 NEEDS_ENABLE = frozenset({"arista_eos", "mellanox_mlnxos"})
 # how each CLI says it did not take a command
+CONFIG_ERROR = r"(?i)^\s*(% ?(Invalid input|Incomplete command|Ambiguous command|Unrecognized command|Error)|Error: )"
 CLI_ERROR = re.compile(r"^\s*(% ?(Invalid input|Incomplete command|Ambiguous command|Unrecognized command|Error)"
                        r"|Error: |-bash: .*command not found)", re.IGNORECASE | re.MULTILINE)
 
@@ -154,8 +156,10 @@ class SwitchSession:
     async def run(self, command: str, timeout: float | None = None) -> CommandResult:
         if self._closed:
             raise RuntimeError(f"session to {self.target.name} is closed")
-        return await self._conn.run(command, timeout if timeout is not None else self.transport._command_timeout(
-            self.target))
+        timeout = timeout if timeout is not None else self.transport._command_timeout(self.target)
+        if command.startswith(CONFIG_MARK + " "):
+            return await self._conn.configure(command, timeout)
+        return await self._conn.run(command, timeout)
 
     async def close(self) -> None:
         """Stop using this session; the connection stays open until the transport closes."""
@@ -197,6 +201,117 @@ class _Conn:
             rejected = CLI_ERROR.search(output.strip().split("\n", 1)[0] if output.strip() else "")
             return CommandResult(command, output, "", 1 if rejected else 0, duration)
 
+    async def configure(self, command: str, timeout: float) -> CommandResult:
+        """A `switch-config` step (switchview.switch_plan): backup, change, verify, save — or roll back.
+
+        Exit 0: applied, verified and saved. Exit 1: refused, or verified wrong and rolled back; the
+        output is the log of what was done, the outcome on its last line. Exit 2: a malformed step."""
+        try:
+            parsed = parse_config_command(command)
+        except ValueError as exc:
+            return CommandResult(command, "", f"switch-config: {exc}\n", 2, 0.0)
+        if parsed is None:
+            return CommandResult(command, "", "switch-config: not a switch-config step\n", 2, 0.0)
+        meta, lines = parsed
+        problem = _config_problem(meta, lines, self.target)
+        if problem:
+            return CommandResult(command, "", f"switch-config: {problem}\n", 2, 0.0)
+        async with self.lock:
+            if self.lost is not None:
+                raise self._lost_error(self.lost)
+            started = time.monotonic()
+            try:
+                status, log_lines = await asyncio.to_thread(self._configure, meta, lines, timeout)
+            except _Timeout as exc:
+                self.lost = f"no prompt while configuring ({exc})"
+                return CommandResult(command, "", f"switch-config: timed out: {exc}\n", None,
+                                     time.monotonic() - started, timed_out=True)
+            except _Lost as exc:
+                self.lost = exc.detail
+                raise self._lost_error(exc.detail) from None
+            return CommandResult(command, "\n".join(log_lines) + "\n", "", status, time.monotonic() - started)
+
+    def _configure(self, meta: dict[str, Any], lines: list[str], timeout: float) -> tuple[int, list[str]]:
+        from roce_wizard.probes import PROBES
+        from roce_wizard.switchview import verify_kind, verify_problems
+
+        vendor = meta["vendor"]
+        name = f"{meta['name']}-{time.strftime('%Y%m%d-%H%M%S')}"
+        log_lines: list[str] = []
+        backup = {"eos": f"copy running-config flash:{name}.cfg", "onyx": f"configuration write to {name} no-switch",
+                  "os10": f"copy running-configuration config://{name}.xml"}[vendor]
+        restore = {"eos": f"configure replace flash:{name}.cfg", "onyx": f"configuration switch-to {name}",
+                   "os10": f"copy config://{name}.xml running-configuration"}[vendor]
+        save = {"eos": "copy running-config startup-config", "onyx": "configuration write",
+                "os10": "copy running-configuration startup-configuration"}[vendor]
+        config_mode_only = vendor == "onyx"  # Onyx's `configuration …` verbs live in config mode
+
+        def one(cmd: str) -> str:
+            out = self._config([cmd], timeout) if config_mode_only and cmd.startswith("configuration") \
+                else self._send(cmd, timeout)
+            bad = CLI_ERROR.search(out)
+            if bad:
+                raise _Refused(f"`{cmd}` was refused: {out.strip().splitlines()[0] if out.strip() else bad.group(0)}")
+            log_lines.append(f"{cmd}: ok")
+            return out
+
+        try:
+            one(backup)
+        except _Refused as exc:
+            return 1, [*log_lines, f"backup failed, nothing changed: {exc}"]
+        log_lines.append(f"backup saved as {name} (restore: {restore})")
+        try:
+            if vendor == "eos":
+                self._config([f"configure session {name}", *lines], timeout, enter=False)
+                self._config(["commit"], timeout, enter=False)
+                log_lines.append(f"config session {name}: {len(lines)} lines committed")
+            else:
+                self._config(lines, timeout)
+                log_lines.append(f"configured: {len(lines)} lines")
+        except _Refused as exc:
+            if vendor == "eos":  # nothing reached the running config: drop the session
+                self._send(f"configure session {name} abort", timeout)
+                outcome = f"the switch refused a line ({exc}); config session {name} aborted, nothing changed"
+                return 1, [*log_lines, outcome]
+            one(restore)
+            return 1, [*log_lines, f"the switch refused a line ({exc}); ROLLED BACK to {name}"]
+        problems: list[str] = []
+        for v in meta.get("verify") or []:
+            kind = verify_kind(vendor, v["field"])
+            if kind is None:
+                problems.append(f"{v['field']}: no way to read it back on {vendor}")
+                continue
+            show = PROBES[kind].command(self.target, {})
+            output = self._send(show, timeout)
+            problems += verify_problems(self.target, v["field"], list(v["ports"]), dict(v["expect"]), kind, output)
+            log_lines.append(f"verify `{show}`: " + ("ok" if not problems else "; ".join(problems)))
+        if problems:
+            try:
+                one(restore)
+            except _Refused as exc:
+                return 1, [*log_lines, f"VERIFY FAILED and the rollback was refused ({exc}): restore {name} by hand"]
+            why = "; ".join(problems)
+            return 1, [*log_lines, f"VERIFY FAILED ({why}): ROLLED BACK to the backup {name}, not saved"]
+        one(save)
+        return 0, [*log_lines, f"applied, verified and saved ({save}); backup {name}"]
+
+    def _config(self, lines: list[str], timeout: float, *, enter: bool = True) -> str:
+        """Config-mode lines through netmiko's send_config_set; _Refused at the first line the CLI rejects."""
+        from netmiko.exceptions import ConfigInvalidException, ReadException, ReadTimeout
+
+        if self.session_log is not None:
+            self.session_log.note(f"config: {len(lines)} lines")
+        try:
+            out = self.handler.send_config_set(lines, read_timeout=timeout, enter_config_mode=enter,
+                                               exit_config_mode=enter, error_pattern=CONFIG_ERROR)
+        except ConfigInvalidException as exc:
+            raise _Refused(str(exc)) from None
+        except ReadTimeout as exc:
+            raise _Timeout(str(exc)) from None
+        except (OSError, EOFError, ReadException) as exc:
+            raise _Lost(f"{type(exc).__name__}: {exc}") from None
+        return out.replace("\r\n", "\n").replace("\r", "\n")
+
     def _send(self, command: str, timeout: float) -> str:
         from netmiko.exceptions import ReadException, ReadTimeout
 
@@ -231,6 +346,33 @@ class _Conn:
         finally:
             if self.session_log is not None:
                 self.session_log.close()
+
+
+class _Refused(Exception):
+    """The switch's CLI rejected a line of a configuration change."""
+
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,40}$")
+_LINE = re.compile(r"^[ -~]{1,200}$")  # printable ASCII, one line
+
+
+def _config_problem(meta: dict[str, Any], lines: list[str], target: Target) -> str | None:
+    """Why a switch-config step must not run (None: it may)."""
+    from roce_wizard.switchview import CONFIG_VENDORS, VENDOR_OF_DEVICE_TYPE
+
+    vendor = meta.get("vendor")
+    if vendor not in CONFIG_VENDORS:
+        return f"no configuration path for vendor {vendor!r} ({', '.join(CONFIG_VENDORS)})"
+    if VENDOR_OF_DEVICE_TYPE.get(target.device_type or "") != vendor:
+        return f"the step is for {vendor}, {target.name} is {target.device_type}"
+    if not isinstance(meta.get("name"), str) or not _NAME.match(meta["name"]):
+        return f"not a usable session / backup name: {meta.get('name')!r}"
+    if not lines or not all(_LINE.match(ln) for ln in lines):
+        return "the configuration lines are empty or not printable one-line ASCII"
+    for v in meta.get("verify") or []:
+        if not isinstance(v, dict) or not isinstance(v.get("ports"), list) or not isinstance(v.get("expect"), dict):
+            return f"malformed verify entry {v!r}"
+    return None
 
 
 class _Timeout(Exception):

@@ -1,0 +1,188 @@
+"""Fixes of the switch checks RW501–RW506 against the lab's switch CLIs (EOS, Onyx, OS10) over real
+netmiko: plan_fix on the lab fault, one `switch-config` step per switch (interface ranges), applied
+by `SwitchTransport` — backup first, an EOS config session (Onyx / OS10: configure), the change read
+back with the probes' own show command, then saved; the check passes and a second plan is None.
+With the switch told to keep its old values (`lab.switch.freeze`), the verify fails, the change is
+rolled back to the backup, nothing is saved, and the run log's fix-step says so.
+
+A lab per vendor (`scenarios.healthy(2, vendor)`: one switch, the hosts' RoCE vmnics on 4 ports),
+started on first use and shared by the module's tests; each test starts from the healthy world.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from roce_wizard.catalog import load_catalog
+from roce_wizard.engine import RunReport, run_checks
+from roce_wizard.fixes import FixRun, Planned, apply_plans, plan_fixes
+from roce_wizard.inventory import Inventory, load_inventory
+from roce_wizard.model import RebootKind, Safety, Status, TargetKind
+from roce_wizard.runlog import RunLog, read_events
+from roce_wizard.transports.ssh import SshTransport
+from roce_wizard.transports.switch import SwitchTransport
+
+CATALOG = load_catalog([])
+FIXABLE = ("RW501", "RW502", "RW503", "RW504", "RW505", "RW506")
+ALLOW = {Safety.SAFE, Safety.DISRUPTIVE}
+
+
+@dataclass
+class SwitchLab:
+    vendor: str
+    runner: object
+    lab: object
+    inventory: Inventory
+    env: dict
+
+    @property
+    def switch(self) -> str:
+        return f"sw-{self.vendor}-1"
+
+    def reset(self) -> None:
+        from roce_wizard.lab.scenarios import healthy
+
+        self.runner.call(self.lab.reset(healthy(2, self.vendor)))
+
+    def inject(self, code: str) -> None:
+        self.runner.call(self.lab.inject(code))
+
+    def password(self, target) -> str | None:
+        ref = target.credentials.password
+        return self.env.get(ref.name) if ref is not None else None
+
+    def transports(self) -> dict:
+        return {TargetKind.SWITCH: SwitchTransport(password_resolver=self.password, connect_timeout=10,
+                                                   command_timeout=20),
+                TargetKind.ESXI: SshTransport(connect_timeout=5, command_timeout=20)}
+
+    def run(self, codes: tuple[str, ...]) -> RunReport:
+        targets = [t for t in self.inventory.targets if t.kind in (TargetKind.SWITCH, TargetKind.ESXI)]
+        checks = {c: CATALOG[c] for c in ("RW001", *codes)}
+        return asyncio.run(run_checks(targets, checks, self.transports(), self.inventory.policy, command_timeout=20))
+
+    def statuses(self, code: str) -> set[Status]:
+        return {f.status for f in self.run((code,)).findings if f.check == code and f.target == self.switch}
+
+    def plan(self, code: str) -> list[Planned]:
+        planned, errors = plan_fixes(self.run((code,)), self.inventory.policy, ALLOW)
+        assert not errors, errors
+        return [p for p in planned if p.plan.check == code]
+
+    def apply(self, planned: list[Planned], runlog: RunLog | None = None) -> FixRun:
+        return asyncio.run(apply_plans(planned, self.transports(), runlog=runlog, command_timeout=60))
+
+    @property
+    def world_switch(self):
+        return self.lab.world.switches[self.switch]
+
+
+_LABS: dict[str, SwitchLab] = {}
+
+
+@pytest.fixture(scope="module")
+def labs() -> Iterator[dict[str, SwitchLab]]:
+    yield _LABS
+    for lab in _LABS.values():
+        lab.runner.stop()
+    _LABS.clear()
+
+
+def _lab(labs: dict[str, SwitchLab], vendor: str, tmp_path_factory) -> SwitchLab:
+    if vendor not in labs:
+        from roce_wizard.lab.control import BackgroundLab
+        from roce_wizard.lab.scenarios import Scenario, healthy
+        from roce_wizard.lab.server import read_env
+
+        directory = tmp_path_factory.mktemp(f"switchfix-{vendor}")
+        runner = BackgroundLab(Scenario("healthy", healthy(2, vendor)), directory,
+                               services=("roce_wizard.lab.switch",))
+        lab = runner.start()
+        labs[vendor] = SwitchLab(vendor, runner, lab, load_inventory(Path(directory) / "inventory.yaml"),
+                                 read_env(directory))
+    return labs[vendor]
+
+
+def test_every_switch_check_but_rw507_is_fixable():
+    assert all(CATALOG[c].plan_fix is not None for c in FIXABLE)
+
+
+# EOS: every fault; Onyx and OS10 (slower logins): the ones whose config differs most
+CASES = [("eos", c) for c in FIXABLE] + [("onyx", "RW501"), ("onyx", "RW504"), ("onyx", "RW505"),
+                                         ("os10", "RW503"), ("os10", "RW504"), ("os10", "RW505")]
+
+
+@pytest.mark.parametrize(("vendor", "code"), CASES, ids=[f"{v}-{c}" for v, c in CASES])
+def test_fix_fault(labs, tmp_path_factory, tmp_path, vendor, code):
+    lab = _lab(labs, vendor, tmp_path_factory)
+    lab.reset()
+    lab.inject(code)
+    assert lab.statuses(code) & {Status.FAIL, Status.WARN}
+    [planned] = lab.plan(code)
+    plan = planned.plan
+    assert (plan.target, plan.safety, plan.reboot) == (lab.switch, Safety.DISRUPTIVE, RebootKind.NONE)
+    [step] = plan.steps
+    head, _, body = step.command.partition("\n")
+    meta = json.loads(head.removeprefix("switch-config "))
+    assert meta["vendor"] == vendor and meta["verify"] and body == step.after
+    saved_before = lab.world_switch.saved_config
+    runlog = RunLog.create(tmp_path, kind="fix")
+    run = lab.apply([planned], runlog)
+    runlog.close()
+    [result] = run.results
+    assert result.exit_status == 0, result.output
+    assert "backup saved as roce-wizard-" in result.output and "applied, verified and saved" in result.output
+    if vendor == "eos":
+        assert "config session roce-wizard-" in result.output
+    assert lab.world_switch.saved_config not in (None, saved_before)  # written to startup
+    [event] = [e for e in read_events(runlog.path) if e["type"] == "fix-step"]
+    assert event["exit_status"] == 0 and "applied, verified and saved" in event["output"]
+    assert lab.statuses(code) == {Status.PASS}
+    assert lab.plan(code) == []
+
+
+def test_one_change_covers_every_port_with_a_range(labs, tmp_path_factory):
+    lab = _lab(labs, "eos", tmp_path_factory)
+    lab.reset()
+    for port in lab.world_switch.ports:
+        if port.peer is not None:
+            port.pfc_enabled = False
+    [planned] = lab.plan("RW501")
+    body = planned.plan.steps[0].command.split("\n")[1:]
+    assert body == ["interface Ethernet1-4", "   priority-flow-control on"], body
+    run = lab.apply([planned])
+    assert run.results[0].exit_status == 0, run.results[0].output
+    assert lab.statuses("RW501") == {Status.PASS}
+
+
+@pytest.mark.parametrize("vendor", ["eos", "os10"])
+def test_a_change_whose_verify_fails_is_rolled_back_and_logged(labs, tmp_path_factory, tmp_path, vendor):
+    from roce_wizard.lab.switch import freeze
+
+    lab = _lab(labs, vendor, tmp_path_factory)
+    lab.reset()
+    lab.inject("RW504")  # an MTU too small on one RoCE port
+    port = next(p for p in lab.world_switch.ports if p.peer is not None and p.mtu < 9216)
+    before_mtu, saved = port.mtu, lab.world_switch.saved_config
+    [planned] = lab.plan("RW504")
+    freeze(lab.world_switch, "mtu")  # the port keeps its MTU whatever the CLI is told
+    try:
+        runlog = RunLog.create(tmp_path, kind="fix")
+        run = lab.apply([planned], runlog)
+        runlog.close()
+    finally:
+        freeze(lab.world_switch)
+    [result] = run.results
+    assert result.exit_status == 1
+    assert "VERIFY FAILED" in result.output and "ROLLED BACK to the backup roce-wizard-rw504-" in result.output
+    assert "not saved" in result.output
+    assert port.mtu == before_mtu and lab.world_switch.saved_config == saved
+    [event] = [e for e in read_events(runlog.path) if e["type"] == "fix-step"]
+    assert event["exit_status"] == 1 and "ROLLED BACK" in event["output"]
+    assert lab.statuses("RW504") & {Status.FAIL}
