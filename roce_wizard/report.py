@@ -143,6 +143,15 @@ def _render_finding(report: RunReport, f: Finding, console: Console, verbose: bo
     if f.subject:
         line.append(f" [{f.subject}]", style="dim")
     console.print(line, soft_wrap=True)
+    if f.details.get("mpirun") and f.status is not Status.SKIP:  # RW604: the line jobs should use (contract 3)
+        console.print(Text(f"        {f.details['mpirun']}", style="bold"), soft_wrap=True)
+        for ln in str(f.details.get("hostfile") or "").splitlines():
+            console.print(Text(f"        hostfile: {ln}", style="dim"), soft_wrap=True)
+    table = f.details.get("table")
+    if verbose and isinstance(table, dict) and table.get("columns"):  # validate measurements (contract 3)
+        console.print(Text("        " + " | ".join(str(c) for c in table["columns"]), style="dim"), soft_wrap=True)
+        for row in table.get("rows", [])[:30]:
+            console.print(Text("        " + " | ".join(_short(c) for c in row), style="dim"), soft_wrap=True)
     if verbose:
         if f.details.get("unjudged"):
             console.print(Text(f"        saw: {f.details['unjudged']}", style="dim"), soft_wrap=True)
