@@ -625,8 +625,10 @@ def switch_plan(check: Any, facts: Facts, findings: list[Any], fld: str, expect:
     if not lines:
         return None
     ports = [p for body_ports in by_body.values() for p in body_ports] or [ALL_PORTS]
+    # read back on the ports that failed (a switch-wide change, e.g. Onyx's no-drop list, too)
+    judged = list(dict.fromkeys(f.subject for f in findings if f.subject not in (None, ALL_PORTS, UNLISTED_PORTS)))
     meta = {"name": f"roce-wizard-{check.code.lower()}", "vendor": vendor,
-            "verify": [{"field": fld, "ports": ports, "expect": expect}]}
+            "verify": [{"field": fld, "ports": judged or [ALL_PORTS], "expect": expect}]}
     before = "; ".join(f"{f.subject}: {json.dumps(f.observed, default=str)}" for f in findings if f.subject)
     step = Step(f"configure {', '.join(ports)} on {facts.target_name} ({VENDOR_NAMES.get(vendor, vendor)}: backup, "
                 f"{'config session' if vendor == 'eos' else 'configure'}, verify, save; rollback if the verify fails)",
@@ -661,8 +663,10 @@ def verify_problems(target: Any, fld: str, ports: list[str], expect: dict[str, A
     from roce_wizard.parsers import PARSERS
     from roce_wizard.probes import PROBES
 
-    facts = Facts(data={kind: PARSERS[PROBES[kind].parser].parse(output),
-                        "roce_ports": [{"port": p} for p in ports if p != ALL_PORTS]}, target=target)
+    named = [{"port": p} for p in ports if p not in (ALL_PORTS, UNLISTED_PORTS)]
+    # no port named (a switch-wide setting): judge whatever the output shows, as `analyze` does
+    facts = Facts(data={kind: PARSERS[PROBES[kind].parser].parse(output), "roce_ports": named},
+                  target=target if named else None)
     sel = select(facts, fld)
     if sel.why_none:
         return [f"{fld}: cannot read it back ({sel.why_none})"]

@@ -29,6 +29,9 @@ class Case:
     target: Target | None = None
     policy: Policy = field(default_factory=Policy)
     summary_has: str | None = None  # a substring the worst finding's summary must contain
+    # recorded right after the check's own fix was applied (and the reboot it names, if any): its
+    # plan_fix must plan nothing here (test_check_meta: idempotence on recorded outputs)
+    after_fix: bool = False
 
     @property
     def id(self) -> str:

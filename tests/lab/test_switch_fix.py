@@ -114,7 +114,7 @@ def test_every_switch_check_but_rw507_is_fixable():
 
 
 # EOS: every fault; Onyx and OS10 (slower logins): the ones whose config differs most
-CASES = [("eos", c) for c in FIXABLE] + [("onyx", "RW501"), ("onyx", "RW504"), ("onyx", "RW505"),
+CASES = [("eos", c) for c in FIXABLE] + [("onyx", "RW501"), ("onyx", "RW502"), ("onyx", "RW504"), ("onyx", "RW505"),
                                          ("os10", "RW503"), ("os10", "RW504"), ("os10", "RW505")]
 
 
