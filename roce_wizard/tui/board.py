@@ -48,6 +48,26 @@ class Board:
     plans: list[Planned] = field(default_factory=list)
     progress: dict[str, TargetProgress] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)  # targets in the run under way
+    # (row, check) -> findings and finding -> its run, rebuilt when the report changes: every redraw
+    # asks about every cell, so these must not walk all findings each time
+    _indexed: int | None = field(default=None, repr=False)
+    _cells: dict[tuple[str, str], list[Finding]] = field(default_factory=dict, repr=False)
+    _runs: dict[int, TargetRun] = field(default_factory=dict, repr=False)
+    _rows: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    _columns: dict[Stage, list[str]] = field(default_factory=dict, repr=False)
+
+    def _index(self) -> None:
+        if self._indexed == id(self.report):
+            return
+        self._cells, self._runs, self._rows = {}, {}, {}
+        if self.report is not None:
+            for run in self.report.runs:
+                for f in run.findings:
+                    self._runs[id(f)] = run
+            for f in self.report.findings:
+                self._cells.setdefault((f.target, f.check), []).append(f)
+                self._rows.setdefault(f.check, set()).add(f.target)
+        self._indexed = id(self.report)
 
     # ------------------------------------------------------------------ structure
 
@@ -58,14 +78,18 @@ class Board:
         return [s for s in RAIL if s in always or s in used]
 
     def columns(self, stage: Stage) -> list[str]:
-        return [code for code, c in self.checks.items() if self.stage_of.get(code, c.meta.stage) is stage]
+        if stage not in self._columns:  # the checks and their stages are fixed for the app's life
+            self._columns[stage] = [code for code, c in self.checks.items()
+                                    if self.stage_of.get(code, c.meta.stage) is stage]
+        return self._columns[stage]
 
     def rows(self, stage: Stage) -> list[str]:
         """Hosts of the grid: who the stage's findings are about (a vCenter's findings name hosts and VMs),
         else the targets its checks apply to while nothing is known yet."""
         codes = set(self.columns(stage))
         order = {t.name: i for i, t in enumerate(self.targets)}
-        named = {f.target for f in self.findings() if f.check in codes}
+        self._index()
+        named = {row for code in codes for row in self._rows.get(code, ())}
         if not named:
             named = {t.name for t in self.targets for code in codes if check_applies(self.checks[code], t)}
         return sorted(named, key=lambda n: (order.get(n, len(order)), n))
@@ -76,7 +100,8 @@ class Board:
         return self.report.findings if self.report is not None else []
 
     def cell_findings(self, row: str, code: str) -> list[Finding]:
-        return [f for f in self.findings() if f.target == row and f.check == code]
+        self._index()
+        return self._cells.get((row, code), [])
 
     def cell_status(self, row: str, code: str) -> Status | None:
         return worst(f.status for f in self.cell_findings(row, code))
@@ -107,12 +132,8 @@ class Board:
         return out
 
     def run_of(self, finding: Finding) -> TargetRun | None:
-        if self.report is None:
-            return None
-        for run in self.report.runs:
-            if any(f is finding for f in run.findings):
-                return run
-        return None
+        self._index()
+        return self._runs.get(id(finding))
 
     def run_of_row(self, row: str, code: str) -> TargetRun | None:
         found = self.cell_findings(row, code)

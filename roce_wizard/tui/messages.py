@@ -1,5 +1,6 @@
 """Engine events as Textual messages. Workers run the engine in threads and post these to the app
-(post_message is thread-safe); handlers on the app's loop update the board and the screens."""
+(post_message is thread-safe); handlers on the app's loop update the board and hand fresh copies to
+the screens. None bubbles: a copy handed to a screen must not come back up to the app."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ from roce_wizard.fixes import FixRun, StepResult
 
 
 @dataclass
-class ChecksStarted(Message):
+class ChecksStarted(Message, bubble=False):
     targets: list[str]
     purpose: str  # "preflight", "checks" or "re-verify"
 
 
 @dataclass
-class TargetConnected(Message):
+class TargetConnected(Message, bubble=False):
     target: str
     ok: bool
     error_kind: str | None = None
@@ -27,46 +28,46 @@ class TargetConnected(Message):
 
 
 @dataclass
-class ProbeDone(Message):
+class ProbeDone(Message, bubble=False):
     target: str
     probe: str
     exit_status: int | None
 
 
 @dataclass
-class ChecksFinished(Message):
+class ChecksFinished(Message, bubble=False):
     report: RunReport
     purpose: str
 
 
 @dataclass
-class FixStepDone(Message):
+class FixStepDone(Message, bubble=False):
     step: StepResult
 
 
 @dataclass
-class FixFinished(Message):
+class FixFinished(Message, bubble=False):
     run: FixRun
 
 
 @dataclass
-class RebootProgress(Message):
+class RebootProgress(Message, bubble=False):
     host: str
     state: str
     note: str
 
 
 @dataclass
-class RebootsFinished(Message):
+class RebootsFinished(Message, bubble=False):
     ledger: dict[str, Any]
 
 
 @dataclass
-class WorkFailed(Message):
+class WorkFailed(Message, bubble=False):
     what: str
     error: str
 
 
 @dataclass
-class BoardChanged(Message):
+class BoardChanged(Message, bubble=False):
     """The board moved on (results, progress, plans): screens that show it redraw."""

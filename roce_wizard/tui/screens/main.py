@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console, Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -38,6 +41,7 @@ class MainScreen(Screen):
         self.stage = Stage.ESXI
         self.shape: tuple[Stage, tuple[str, ...], tuple[str, ...]] | None = None
         self.logged = 0
+        self.detail: Group = Group()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -147,7 +151,14 @@ class MainScreen(Screen):
 
     def draw_detail(self) -> None:
         row, code = self.selected()
-        self.query_one("#detail", Static).update(cell_detail(self.app.board, self.stage, row, code))
+        self.detail = cell_detail(self.app.board, self.stage, row, code)
+        self.query_one("#detail", Static).update(self.detail)
+
+    def detail_text(self) -> str:
+        """The detail pane as plain text (tests, screen readers of the log)."""
+        console = Console(width=200, file=io.StringIO(), record=True)
+        console.print(self.detail)
+        return console.export_text()
 
     def on_data_table_cell_highlighted(self, _: DataTable.CellHighlighted) -> None:
         self.draw_detail()

@@ -32,7 +32,8 @@ class WelcomeScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#targets", DataTable)
-        table.add_columns("target", "kind", "address", "reachable")
+        for column in ("target", "kind", "address", "reachable"):
+            table.add_column(column, key=column)
         self.redraw()
 
     def on_board_changed(self, _: msg.BoardChanged) -> None:
