@@ -596,7 +596,7 @@ def config_lines(vendor: str, groups: list[tuple[list[str], tuple[str, ...]]], g
 
 
 def switch_plan(check: Any, facts: Facts, findings: list[Any], fld: str, expect: dict[str, Any],
-                summary: str) -> Any:
+                summary: str, verify_ports: list[str] | None = None) -> Any:
     """The FixPlan of a switch check: one `switch-config` step for every failing port (grouped, with
     ranges), verified by reading `fld` back on those ports (`expect`), then saved; None when nothing
     fails or the vendor has no config path here (NVUE, SONiC: the finding's fix-by-hand)."""
@@ -628,7 +628,7 @@ def switch_plan(check: Any, facts: Facts, findings: list[Any], fld: str, expect:
     # read back on the ports that failed (a switch-wide change, e.g. Onyx's no-drop list, too)
     judged = list(dict.fromkeys(f.subject for f in findings if f.subject not in (None, ALL_PORTS, UNLISTED_PORTS)))
     meta = {"name": f"roce-wizard-{check.code.lower()}", "vendor": vendor,
-            "verify": [{"field": fld, "ports": judged or [ALL_PORTS], "expect": expect}]}
+            "verify": [{"field": fld, "ports": verify_ports or judged or [ALL_PORTS], "expect": expect}]}
     before = "; ".join(f"{f.subject}: {json.dumps(f.observed, default=str)}" for f in findings if f.subject)
     step = Step(f"configure {', '.join(ports)} on {facts.target_name} ({VENDOR_NAMES.get(vendor, vendor)}: backup, "
                 f"{'config session' if vendor == 'eos' else 'configure'}, verify, save; rollback if the verify fails)",
@@ -686,6 +686,9 @@ def verify_problems(target: Any, fld: str, ports: list[str], expect: dict[str, A
             elif key == "no_drop":
                 have = sorted(entry.get("no_drop") or [])
                 ok = have == sorted(want)
+            elif key == "dscp_priority":  # [dscp, priority]: the switch's DSCP map as RW507 reads it
+                have, _how = dscp_priority(facts, sel.vendor, kind, int(want[0]), item)
+                ok = have == int(want[1])
             else:
                 have = entry.get(key)
                 ok = have == want

@@ -35,20 +35,36 @@ Fix safety
     disruptive: re-mapping DSCP moves live traffic between queues on every port of the switch.
 """
 
+from types import SimpleNamespace
 from typing import Any
 
 from roce_wizard.checkkit import bad, good, skip
-from roce_wizard.model import Check, Evidence, Facts, Finding, MissingFact, Policy, Severity, Stage, Status, TargetKind
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    MissingFact,
+    Policy,
+    Severity,
+    Stage,
+    Status,
+    TargetKind,
+)
 from roce_wizard.parsers.switch import port_key
 from roce_wizard.switchview import (
     ALL_PORTS,
+    FixText,
     Item,
     Selection,
     dscp_priority,
     evidence_lines,
+    failing_of,
     interface_name,
     kinds,
     select,
+    switch_plan,
     vendor_fix,
 )
 
@@ -336,3 +352,23 @@ def _pair(switch_end: Finding, port: str, sw: dict[str, Any], index: dict[tuple[
 
 
 compare_targets = compare_pairs  # the engine's cross-target hook
+
+
+def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+    """The switch end of the agreement: give the RoCE DSCP the policy's priority in the switch's DSCP
+    map (switch-wide on EOS / Onyx, the ports' trust map on OS10), read back on the ports that
+    disagreed. The host end is RW209 / RW210 / RW409's own fix (the switch end is judged against the
+    policy the hosts are fixed to)."""
+    findings = failing_of(evaluate, facts, policy)
+    if not findings:
+        return None
+    wrong = [(p, i) for f in findings for p, i in ((f.details or {}).get("ports") or {}).items()
+             if i.get("dscp_priority") not in (None, policy.pfc_priority)]
+    ports = [p for p, _i in wrong]
+    # OS10: each wrong port's own trust-map line, so the change groups them into one interface range
+    per_port = [SimpleNamespace(fix=i["fix"], subject=p, observed={"dscp_priority": i.get("dscp_priority")})
+                for p, i in wrong if isinstance(i.get("fix"), FixText)]
+    changes = per_port if per_port and len(per_port) == len(wrong) else findings
+    return switch_plan(CHECK, facts, changes, "dscp", {"dscp_priority": [policy.roce_dscp, policy.pfc_priority]},
+                       f"DSCP {policy.roce_dscp} to priority {policy.pfc_priority} in the switch's DSCP map",
+                       verify_ports=list(dict.fromkeys(ports)) or None)

@@ -1,6 +1,6 @@
-"""Fixes of the switch checks RW501–RW506 against the lab's switch CLIs (EOS, Onyx, OS10) over real
-netmiko: plan_fix on the lab fault, one `switch-config` step per switch (interface ranges), applied
-by `SwitchTransport` — backup first, an EOS config session (Onyx / OS10: configure), the change read
+"""Fixes of the switch checks RW501–RW507 (RW507: its switch end) against the lab's switch CLIs
+(EOS, Onyx, OS10) over real netmiko: plan_fix on the lab fault, one `switch-config` step per switch
+(interface ranges), applied by `SwitchTransport` — backup first, an EOS config session (Onyx / OS10: configure), the change read
 back with the probes' own show command, then saved; the check passes and a second plan is None.
 With the switch told to keep its old values (`lab.switch.freeze`), the verify fails, the change is
 rolled back to the backup, nothing is saved, and the run log's fix-step says so.
@@ -29,7 +29,7 @@ from roce_wizard.transports.ssh import SshTransport
 from roce_wizard.transports.switch import SwitchTransport
 
 CATALOG = load_catalog([])
-FIXABLE = ("RW501", "RW502", "RW503", "RW504", "RW505", "RW506")
+FIXABLE = ("RW501", "RW502", "RW503", "RW504", "RW505", "RW506", "RW507")
 ALLOW = {Safety.SAFE, Safety.DISRUPTIVE}
 
 
@@ -68,7 +68,9 @@ class SwitchLab:
         return asyncio.run(run_checks(targets, checks, self.transports(), self.inventory.policy, command_timeout=20))
 
     def statuses(self, code: str) -> set[Status]:
-        return {f.status for f in self.run((code,)).findings if f.check == code and f.target == self.switch}
+        # RW507 judges each host-switch pair with the hosts' own end (RW209 / RW210): run those along
+        extra = ("RW209", "RW210") if code == "RW507" else ()
+        return {f.status for f in self.run((code, *extra)).findings if f.check == code and f.target == self.switch}
 
     def plan(self, code: str) -> list[Planned]:
         planned, errors = plan_fixes(self.run((code,)), self.inventory.policy, ALLOW)
@@ -109,13 +111,13 @@ def _lab(labs: dict[str, SwitchLab], vendor: str, tmp_path_factory) -> SwitchLab
     return labs[vendor]
 
 
-def test_every_switch_check_but_rw507_is_fixable():
+def test_every_switch_check_is_fixable():
     assert all(CATALOG[c].plan_fix is not None for c in FIXABLE)
 
 
 # EOS: every fault; Onyx and OS10 (slower logins): the ones whose config differs most
 CASES = [("eos", c) for c in FIXABLE] + [("onyx", "RW501"), ("onyx", "RW502"), ("onyx", "RW504"), ("onyx", "RW505"),
-                                         ("os10", "RW503"), ("os10", "RW504"), ("os10", "RW505")]
+                                         ("os10", "RW503"), ("os10", "RW504"), ("os10", "RW505"), ("os10", "RW507")]
 
 
 @pytest.mark.parametrize(("vendor", "code"), CASES, ids=[f"{v}-{c}" for v, c in CASES])

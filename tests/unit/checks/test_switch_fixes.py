@@ -1,4 +1,4 @@
-"""plan_fix of the switch checks RW501–RW506 on outputs recorded from the lab's vendor CLIs
+"""plan_fix of the switch checks RW501–RW507 (RW507: the switch end of the host/switch agreement) on outputs recorded from the lab's vendor CLIs
 (`SwitchCli` in process, as test_switch_checks records them): one `switch-config` step per switch
 with interface ranges, for EOS, Onyx and OS10, on every lab fault and on the fresh lab; nothing when
 healthy. After-fix cases: the step's configuration lines typed into the same CLI the way
@@ -24,7 +24,7 @@ from tests.checkcases import CATALOG, Case, build_facts
 from tests.unit.checks.test_switch_checks import recorded, roce_ports, switch
 
 VENDORS = ("eos", "onyx", "os10")
-FIXABLE = ("RW501", "RW502", "RW503", "RW504", "RW505", "RW506")
+FIXABLE = ("RW501", "RW502", "RW503", "RW504", "RW505", "RW506", "RW507")
 
 
 def _case(code: str, vendor: str, world: Any, expect: Status = Status.PASS, **kw: Any) -> Case:
@@ -75,7 +75,7 @@ def test_plan_on_the_lab_fault(code, vendor):
     assert meta["vendor"] == vendor and meta["name"] == f"roce-wizard-{code.lower()}"
     [verify] = meta["verify"]
     assert verify["ports"] and set(verify["ports"]) <= {r["port"] for r in roce_ports(vendor)}
-    if vendor == "eos":
+    if vendor == "eos" and code != "RW507":
         assert verify["ports"] == ["Ethernet3"]  # the port the lab fault broke
     assert step.after == "\n".join(lines)
 
