@@ -105,6 +105,7 @@ class WizardApp(App[int]):
         self.run_dirs: list[Path] = []
         self.pending_from_fixes: dict[str, list[PendingReboot]] = {}
         self.preflight: RunReport | None = None
+        self.ledger: dict[str, Any] = {}  # host -> reboots.HostLedger, as of the last run
         self.start = start
         self.sub_title = subtitle or str(connection.inventory)
 
@@ -153,8 +154,20 @@ class WizardApp(App[int]):
                                   concurrency=self.connection.concurrency, command_timeout=self.connection.timeout,
                                   on_event=self._on_engine_event)
         runlog.write_results(to_json_dict(report))
-        self.post_message(msg.ChecksFinished(report, purpose))
+        runlog.flush()
+        self.post_message(msg.ChecksFinished(report, purpose, self.read_ledger()))
         return report
+
+    def read_ledger(self) -> dict[str, Any] | None:
+        """The reboot ledger from every run log (off the UI thread: it reads them all)."""
+        reboots = reboots_module()
+        if reboots is None:
+            return None
+        try:
+            return reboots.build_ledger()
+        except Exception as exc:  # noqa: BLE001 - a ledger bug must not hide the results
+            self.post_message(msg.WorkFailed("reboot ledger", f"{type(exc).__name__}: {exc}"))
+            return None
 
     @work(thread=True, group="engine", name="checks")
     async def run_engine(self, purpose: str = "checks", names: set[str] | None = None) -> None:
@@ -186,6 +199,8 @@ class WizardApp(App[int]):
 
     @work(thread=True, group="engine", name="reboot")
     async def reboot_hosts(self, hosts: list[str], batch: int) -> None:
+        """Reboot through the lead's orchestration (reboots.reboot_hosts: maintenance mode via vCenter,
+        VMs powered off and on again, wait for a new boot), then re-verify and record the verdict."""
         reboots = reboots_module()
         if reboots is None:
             self.post_message(msg.WorkFailed("reboot", "reboot orchestration (roce_wizard/reboots.py) is not built yet"))
@@ -193,11 +208,33 @@ class WizardApp(App[int]):
         runlog = RunLog.create(kind="reboot")
         self.run_dirs.append(runlog.path)
         try:
-            ledger = await reboots.reboot_hosts(
-                self.connection.setup, hosts, batch=batch, runlog=runlog,
-                on_progress=lambda host, state, note: self.post_message(msg.RebootProgress(host, str(state), note)))
-            self.post_message(msg.RebootsFinished(ledger))
-            await self._checks("re-verify", self.related(set(hosts)), runlog)
+            book = reboots.build_ledger()
+            reasons = {h: [f"{p.check}: {p.reason}" if p.reason else p.check for p in book[h].awaiting_reboot]
+                       for h in hosts if h in book}
+            transport, _ = self.connection.transports(runlog.path)
+            # VMs on a host block maintenance mode: the confirmation said they are powered off and on again
+            plan = reboots.RebootPlan(self.connection.setup.targets, transport, power_off_vms=True,
+                                      keep_vms_off=False, command_timeout=self.connection.timeout)
+            try:
+                outcomes = await reboots.reboot_hosts(
+                    plan, hosts, batch=batch, runlog=runlog, reasons=reasons,
+                    on_progress=lambda host, state, note: self.post_message(
+                        msg.RebootProgress(host, getattr(state, "value", str(state)), note)))
+            finally:
+                for used in {id(t): t for t in transport.values()}.values():
+                    await used.close()
+            back = [h for h, outcome in outcomes.items() if outcome.ok]
+            if back:
+                report = await self._checks("re-verify", self.related(set(back)), runlog)
+                status: dict[tuple[str, str], set[Status]] = {}
+                for f in report.findings if report is not None else []:
+                    status.setdefault((f.target, f.check), set()).add(f.status)
+                for host in back:
+                    waiting = [p.check for p in book[host].awaiting_reboot] if host in book else []
+                    failing = sorted(c for c in waiting if status.get((host, c), {Status.PASS}) != {Status.PASS})
+                    reboots.record_verification(runlog, host, not failing, failing)
+                runlog.flush()
+            self.post_message(msg.RebootsFinished(self.read_ledger() or {}))
         except Exception as exc:  # noqa: BLE001
             self.post_message(msg.WorkFailed("reboot", f"{type(exc).__name__}: {exc}"))
         finally:
@@ -246,8 +283,15 @@ class WizardApp(App[int]):
             self.board.report = merge_reports(self.board.report, report)
         else:
             self.board.report = report
+        if message.ledger is not None:
+            self.ledger = message.ledger
         if message.purpose != "preflight":
-            planned, errors = plan_fixes(self.board.report, self.connection.setup.policy, ALL_SAFETY)
+            # changes applied and waiting for a reboot are staged, not planned again (as `fix` does)
+            staged = {(n, p.check) for n, entry in self.ledger.items() for p in entry.awaiting_reboot}
+            planned, errors = plan_fixes(self.board.report, self.connection.setup.policy, ALL_SAFETY, staged=staged)
+            for item in planned:
+                if item.allowed and (item.target.name, item.plan.check) in staged:
+                    item.allowed, item.waits_for = False, ("a reboot",)
             self.board.plans = planned
             for error in errors:
                 self.log_line(f"error: {error}", "red")
@@ -286,6 +330,7 @@ class WizardApp(App[int]):
         self.tell_screens(lambda: msg.RebootProgress(message.host, message.state, message.note))
 
     def on_reboots_finished(self, message: msg.RebootsFinished) -> None:
+        self.ledger = message.ledger or self.ledger
         self.tell_screens(lambda: msg.RebootsFinished(message.ledger))
 
     def on_work_failed(self, message: msg.WorkFailed) -> None:
@@ -307,29 +352,26 @@ class WizardApp(App[int]):
             self.push_screen(RebootScreen())
 
     def action_export(self) -> None:
-        """The support bundle (roce_wizard.bundle) once it exists; until then the run log directory."""
-        bundle = bundle_module()
-        if bundle is not None and hasattr(bundle, "export_bundle"):
-            self.export_bundle()
-            return
-        where = self.run_dirs[-1] if self.run_dirs else None
-        if where is None:
+        """The support bundle (roce_wizard.bundle) of the last run, written to the current directory."""
+        if not self.run_dirs:
             self.notify("nothing has run yet", title="export")
             return
-        self.copy_to_clipboard(str(where))
-        self.log_line(f"export: the run log is {where} (path copied to the clipboard)", "bold")
-        self.notify(str(where), title="run log (path copied)")
+        self.export_bundle(self.run_dirs[-1])
 
     @work(thread=True, group="export", name="export")
-    def export_bundle(self) -> None:
+    def export_bundle(self, run_dir: Path) -> None:
         bundle = bundle_module()
+        if bundle is None:
+            self.call_from_thread(self.log_line, f"export: no bundle module in this install; the run log is {run_dir}")
+            return
         try:
-            path = bundle.export_bundle()
+            built = bundle.build_bundle(run_dir, inventory_path=self.connection.inventory)
+            path = built.write(Path.cwd() / built.default_name())
         except Exception as exc:  # noqa: BLE001
             self.post_message(msg.WorkFailed("export", f"{type(exc).__name__}: {exc}"))
             return
-        self.call_from_thread(self.log_line, f"export: wrote {path}", "bold")
-        self.call_from_thread(self.notify, str(path), title="support bundle")
+        self.call_from_thread(self.log_line, f"export: wrote the support bundle {path}", "bold")
+        self.call_from_thread(self.notify, str(path), title="support bundle written")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "export" and not self.run_dirs:

@@ -38,6 +38,7 @@ class ProbeDone(Message, bubble=False):
 class ChecksFinished(Message, bubble=False):
     report: RunReport
     purpose: str
+    ledger: dict[str, Any] | None = None  # reboots.build_ledger() read right after the run (None: no ledger)
 
 
 @dataclass

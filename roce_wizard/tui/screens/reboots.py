@@ -44,18 +44,19 @@ def _epoch(value: object) -> float | None:
 
 
 def rows_from_ledger(ledger: dict) -> list[HostRow]:
+    """Hosts with something pending or a reboot on record (reboots.HostLedger values)."""
     rows = []
     for host, entry in sorted(ledger.items()):
-        state = str(getattr(entry, "state", "pending"))
-        items = [f"{p.check} {getattr(p.reboot, 'value', p.reboot)}: {p.reason}" for p in getattr(entry, "pending", [])]
-        history = getattr(entry, "history", [])
+        state = getattr(entry.state, "value", str(entry.state))
+        items = [f"{p.check} {p.reboot.value}: {p.reason}" + (" (booted since; not yet seen current)"
+                                                              if p.booted_over else "") for p in entry.pending]
         since = None
-        if history:
-            last = history[-1]
-            since = _epoch(last.back_at) or _epoch(last.down_at) or _epoch(last.requested_at)
+        if entry.history:
+            last = entry.history[-1]
+            since = _epoch(last.back_at) or _epoch(last.down_at) or _epoch(getattr(last, "requested_at", None))
         elif entry.pending:
-            since = _epoch(entry.pending[0].since)
-        if state == "ok" and not items:
+            since = min(_epoch(p.since) or 0.0 for p in entry.pending) or None
+        if state == "ok" and not items and not entry.history:
             continue
         rows.append(HostRow(host, state, items, since))
     return rows
@@ -91,13 +92,9 @@ class RebootScreen(Screen):
     def load(self) -> None:
         reboots = reboots_module()
         if reboots is not None:
-            try:
-                self.rows = rows_from_ledger(reboots.build_ledger())
-                self.source = "the reboot ledger (run logs)"
-            except Exception as exc:  # noqa: BLE001 - a ledger bug must not take the screen down
-                self.app.log_line(f"reboot ledger: {type(exc).__name__}: {exc}", "red")
-                self.rows = []
-                self.source = "nothing (the ledger could not be read)"
+            # the ledger as the last run left it (read off the UI thread by the worker that ran it)
+            self.rows = rows_from_ledger(self.app.ledger)
+            self.source = "the reboot ledger (every run log, so it survives a restart)"
         else:
             self.rows = [HostRow(host, "pending", [f"{p.check} {p.reboot.value}: {p.reason}" for p in items],
                                  min(p.since for p in items))
@@ -133,7 +130,8 @@ class RebootScreen(Screen):
                                style="bold"))
 
     def pending_hosts(self) -> list[str]:
-        return [r.host for r in self.rows if r.state in ("pending", "failed")]
+        return [r.host for r in self.rows if r.state in ("pending", "failed") and any(
+            not p.endswith("not yet seen current)") for p in r.pending)]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reboot":
@@ -177,4 +175,6 @@ class RebootScreen(Screen):
         self.load()
 
     def on_board_changed(self, _: msg.BoardChanged) -> None:
+        if not self.live:
+            self.load()
         self.refresh_bindings()
