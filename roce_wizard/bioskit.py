@@ -257,7 +257,7 @@ def bios_plan(check: Check, facts: Facts, policy: Policy, what: str) -> FixPlan 
         before = f"{name}={observed.get(name)}" + (f" (staged: {observed['pending']})" if "pending" in observed else "")
         steps.append(Step(f"stage {name}={knob.good} in the BIOS settings ({f.details.get('source')}; applied at the "
                           "next reboot)", f"redfish bios-set {name}={knob.good}", before=before,
-                          after=f"{name}={knob.good} (at the next reboot)"))
+                          after=f"{name}={knob.good} (at the next reboot)", host=target.host))
     if not steps:
         return None
     host = target.host or "the server"

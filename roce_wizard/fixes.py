@@ -155,7 +155,8 @@ async def apply_plans(
                 if runlog is not None:
                     runlog.event("fix-step", target=name, check=item.plan.check, description=step.description,
                                  command=step.command, exit_status=exit_status, output=output[-4000:],
-                                 duration_s=outcome.duration_s, reboot=item.plan.reboot.value)
+                                 duration_s=outcome.duration_s, reboot=item.plan.reboot.value,
+                                 **({"host": step.host} if step.host else {}))
                 if on_step is not None:
                     on_step(outcome)
                 if not outcome.ok:

@@ -321,6 +321,9 @@ class Step:
     command: str  # a shell line for SSH targets (validated/quoted values only)
     before: str | None = None  # the value as it is now (shown in the preview)
     after: str | None = None  # the value the step writes
+    # the host or VM (its name in the inventory / vCenter) whose reboot or power cycle the change
+    # waits for, when the step runs somewhere else: a vCenter step's ESXi host or VM, a BMC's server
+    host: str | None = None
 
 
 @dataclass(frozen=True)

@@ -273,7 +273,7 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
                   f"numVirtualFunctionRequested={observed.get('num_vfs_requested')}")
         steps.append(Step(f"enable SR-IOV with {count} VFs on {f.subject or pf} of {f.target} (vSphere, at the "
                           "host's next boot)", action("host-sriov", f.target, pf, count), before=before,
-                          after=f"sriovEnabled=True numVirtualFunctionRequested={count}"))
+                          after=f"sriovEnabled=True numVirtualFunctionRequested={count}", host=f.target))
         hosts.append(f.target)
     return vsphere_plan(CHECK, facts, f"SR-IOV VFs on the RoCE PF of {', '.join(dict.fromkeys(hosts))}", steps,
                         safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,

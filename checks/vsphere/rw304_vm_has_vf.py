@@ -223,13 +223,14 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
         running = vm.get("power_state") == "poweredOn"
         if running:
             steps.append(Step(f"shut {f.target}'s guest OS down (a passthrough device is added with the VM off)",
-                              action("vm-power", "shutdown", f.target), before="poweredOn", after="poweredOff"))
+                              action("vm-power", "shutdown", f.target), before="poweredOn", after="poweredOff",
+                              host=f.target))
         steps.append(Step(f"give {f.target} an SR-IOV adapter of {pfs[0]} on port group {pg} (guest MTU change "
                           "allowed)", action("vm-add-vf", f.target, pfs[0], pg), before=before,
-                          after=f"SR-IOV adapter: {pfs[0]} on {pg}, MTU change allowed"))
+                          after=f"SR-IOV adapter: {pfs[0]} on {pg}, MTU change allowed", host=f.target))
         if running:
             steps.append(Step(f"power {f.target} on again", action("vm-power", "on", f.target), before="poweredOff",
-                              after="poweredOn"))
+                              after="poweredOn", host=f.target))
         vms.append(f.target)
     return vsphere_plan(CHECK, facts, f"a VF of the RoCE PF on {pg} for {', '.join(vms)}", steps,
                         safety=Safety.DISRUPTIVE, reboot=RebootKind.VM_POWER_OFF,

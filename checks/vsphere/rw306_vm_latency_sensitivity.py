@@ -120,7 +120,7 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
                           action("vm-latency-high", f.target),
                           before=f"latency sensitivity {obs.get('latency_sensitivity')}, "
                                  f"{obs.get('cpu_reservation_mhz') or 0} MHz reserved",
-                          after=f"latency sensitivity high, {cpus * mhz} MHz reserved"))
+                          after=f"latency sensitivity high, {cpus * mhz} MHz reserved", host=f.target))
     return vsphere_plan(CHECK, facts, "latency sensitivity high with full CPU reservation", steps,
                         safety=Safety.DISRUPTIVE, reboot=RebootKind.VM_POWER_OFF,
                         reason="latency sensitivity takes effect when the VM powers on next")

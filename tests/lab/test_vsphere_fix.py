@@ -186,6 +186,8 @@ def test_fix_fault(lab, code, tmp_path):
         [(r.command, r.output) for r in run.results]
     steps = [e for e in read_events(runlog.path) if e["type"] == "fix-step"]
     assert [(e["target"], e["check"], e["command"]) for e in steps] == [("vcenter", code, line) for line in lines]
+    if plan.reboot is not RebootKind.NONE:  # the run log names whose reboot / power cycle it waits for
+        assert {e.get("host") for e in steps} == {where}
     time.sleep(SYNC_S)
     if plan.reboot is RebootKind.HOST:
         assert lab.statuses(code)[where] is Status.FAIL  # waits for the reboot, and plans nothing more

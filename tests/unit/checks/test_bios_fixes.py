@@ -55,6 +55,7 @@ def test_plan_on_idrac(code):
     assert (p.safety, p.reboot, p.needs) == (Safety.DISRUPTIVE, RebootKind.BIOS, ())
     assert [s.command for s in p.steps] == [command]
     assert "esx-01" in p.reboot_reason and "ride" in p.reboot_reason
+    assert p.steps[0].host == "esx-01"  # the server whose next reboot applies it (the bmc target's host)
     assert p.steps[0].before.split(" ")[0].endswith(("Disabled", "PerfPerWattOptimizedDapc"))
 
 

@@ -72,6 +72,8 @@ def test_plan_on_the_lab_fault(code):
     assert all(s.before is not None and s.after for s in p.steps)
     if reboot is not RebootKind.NONE:
         assert p.reboot_reason
+        # whose reboot / power cycle it waits for: the host or VM the fault is on, not vCenter
+        assert {s.host for s in p.steps} == {"esx-02" if code == "RW301" else "compute-02"}
 
 
 @pytest.mark.parametrize("code", sorted(FAULT))
