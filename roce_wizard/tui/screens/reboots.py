@@ -32,6 +32,13 @@ class HostRow:
     since: float | None = None  # when the current state began (epoch seconds)
 
 
+def elapsed_text(since: float | None, now: float) -> str:
+    if not since:
+        return "-"
+    seconds = max(0, int(now - since))
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
 def _epoch(value: object) -> float | None:
     if isinstance(value, (int, float)):
         return float(value)
@@ -109,7 +116,7 @@ class RebootScreen(Screen):
         now = time.time()
         for row in self.rows:
             state, note, since = self.live.get(row.host, (row.state, "", row.since or now))
-            elapsed = f"{now - since:.0f}s" if since else "-"
+            elapsed = elapsed_text(since, now)
             pending = "; ".join(row.pending) + (f" — {note}" if note else "")
             table.add_row(row.host, Text(state, style=STATE_STYLE.get(state, "")), elapsed, pending, key=row.host)
         if self.rows:
