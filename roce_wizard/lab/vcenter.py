@@ -546,6 +546,12 @@ def fold_into_world(world: World, changes: dict[Path_, Any], current: dict[Path_
                 vc.portgroup = value.get("portgroup") or None
                 vc.dvs_max_mtu = int(value.get("max_mtu") or 1500)
                 vc.dvs_members = {h: list(n) for h, n in (value.get("members") or {}).items()}
+                # ESXi gives a VDS uplink the switch's MTU (what the guests' active_mtu then sees)
+                for name, nics in vc.dvs_members.items():
+                    host = world.hosts.get(name)
+                    for nic in host.vmnics if host is not None else []:
+                        if nic.name in nics:
+                            nic.mtu = vc.dvs_max_mtu
     for name in sorted({p[1] for p in changes if p[0] == "hosts" and len(p) == 3}):
         if ("hosts", name, "connected") in changes and not changes[("hosts", name, "connected")]:
             events.append(("down", name))
