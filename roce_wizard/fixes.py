@@ -218,25 +218,21 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     changes that wait for a VM reboot)."""
     from roce_wizard.engine import run_checks  # noqa: PLC0415
     from roce_wizard.reboots import (  # noqa: PLC0415
-        HOST_REBOOTS, RebootError, RebootPlan, exit_maintenance, ledger_from_events, read_events, reboot_hosts,
-        record_verification, run_dirs, set_vm_power,
+        HOST_REBOOTS, HostState, RebootError, RebootOutcome, RebootPlan, build_ledger, resume_interrupted, exit_maintenance, reboot_hosts, record_verification,
+        set_vm_power, vm_aliases,
     )
 
     hooks = hooks or RoundHooks()
     names = {t.name: t for t in ctx.targets}
     base = ctx.runlog.path.parent.parent
     rounds: list[Round] = []
-    rebooted_last: dict[str, list[str]] = {}  # host -> checks waiting for the reboot just done
-    to_verify: dict[str, list[str]] = {}
+    rebooted_last: dict[str, list[tuple[str, str, str]]] = {}  # host -> items waiting for its reboot
+    to_verify: dict[str, list[tuple[str, str, str]]] = {}
     rebooted_in: dict[str, int] = {}  # host -> the round of its last reboot
 
     def ledger() -> dict[str, Any]:
         ctx.runlog.flush()
-        events: list[dict[str, Any]] = []
-        for run in run_dirs(base):
-            events.extend(read_events(run))
-        events.sort(key=lambda e: e.get("ts") or 0.0)
-        return {n: v for n, v in ledger_from_events(events).items() if n in names}
+        return {n: v for n, v in build_ledger(base, vm_aliases(ctx.targets)).items() if n in names}
 
     def reboot_plan(keep_vms_off: bool) -> RebootPlan:
         return RebootPlan(ctx.targets, ctx.make_transports(), power_off_vms=power_off_vms,
@@ -248,6 +244,14 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
             await used.close()
 
     applied: set[tuple[str, str]] = set()  # (target, command) run since the target's last boot
+    book = ledger()
+    if any(e.state in (HostState.REBOOTING, HostState.ENTERING_MAINTENANCE) for e in book.values()):
+        plan = reboot_plan(keep_vms_off=True)  # an earlier run was killed mid-reboot: see it through first
+        try:
+            resumed = await resume_interrupted(plan, book, runlog=ctx.runlog, on_progress=hooks.on_progress)
+        finally:
+            await close(plan)
+        rebooted_last = {h: _awaited(h, book[h]) for h, outcome in resumed.items() if outcome.ok}
     for number in range(1, max_rounds + 1):
         report = await run_checks(ctx.targets, ctx.checks, ctx.make_transports(), ctx.policy, stage_of=ctx.stage_of,
                                   runlog=ctx.runlog, concurrency=ctx.concurrency,
@@ -265,15 +269,12 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
         rebooted_last = {}
         # the hosts rebooted earlier: are the values that waited for the reboot current now? A check blocked
         # right after a boot (mst is not started yet) is judged a round later, once what blocks it is fixed.
-        status: dict[tuple[str, str], set[Status]] = {}
-        for f in report.findings:
-            status.setdefault((f.target, f.check), set()).add(f.status)
+        verdicts = _verdicts(report)
         for host, waiting in list(to_verify.items()):
-            seen = [status.get((host, c), {Status.PASS}) for c in waiting]
-            unjudged = any(s & {Status.SKIP, Status.ERROR} for s in seen)
-            if unjudged and number - rebooted_in[host] < 3 and number < max_rounds:
+            seen = [_verdict(verdicts, item) for item in waiting]
+            if "unjudged" in seen and number - rebooted_in[host] < 3 and number < max_rounds:
                 continue
-            failing = sorted({c for c, s in zip(waiting, seen) if s != {Status.PASS}})
+            failing = sorted({item[2] for item, v in zip(waiting, seen) if v != "pass"})
             record_verification(ctx.runlog, host, not failing, failing)
             del to_verify[host]
         hooks.on_report(current)
@@ -302,8 +303,7 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                                                       on_progress=hooks.on_progress, reasons=reasons)
             finally:
                 await close(plan)
-            rebooted_last = {h: [p.check for p in book[h].awaiting_reboot]
-                             for h, outcome in current.rebooted.items() if outcome.ok}
+            rebooted_last = {h: _awaited(h, book[h]) for h, outcome in current.rebooted.items() if outcome.ok}
             applied = {(t, c) for t, c in applied if t not in rebooted_last}
             if not rebooted_last:
                 break  # every reboot failed: stop, the ledger says why
@@ -348,24 +348,72 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
         guests = sorted(n for n, entry in book.items() if names[n].kind is TargetKind.GUEST and entry.awaiting_reboot)
         if guests:
             plan = reboot_plan(keep_vms_off=False)
+            # a VM device/configuration change needs a power cycle (vCenter); a guest OS change a reboot
+            cycle = [g for g in guests if plan.vcenter is not None and names[g].vm
+                     and any(p.reboot is RebootKind.VM_POWER_OFF for p in book[g].awaiting_reboot)]
             try:
-                current.rebooted = await reboot_hosts(plan, guests, batch=max(batch, len(guests)),
-                                                      runlog=ctx.runlog, on_progress=hooks.on_progress)
+                current.rebooted = await reboot_hosts(plan, [g for g in guests if g not in cycle],
+                                                      batch=max(batch, len(guests)), runlog=ctx.runlog,
+                                                      on_progress=hooks.on_progress)
+                for g in cycle:
+                    vm, host = names[g].vm or g, names[g].host
+                    hooks.on_progress(g, "power-cycle", f"power cycling VM {vm} (its change needs it)")
+                    try:
+                        await set_vm_power(plan, vm, host, "off", ctx.runlog)
+                        await set_vm_power(plan, vm, host, "on", ctx.runlog)
+                        current.powered_on.append(vm)
+                        current.rebooted[g] = RebootOutcome(g, True, "power cycled")
+                    except Exception as exc:  # noqa: BLE001 - reported, the rest go on
+                        current.errors.append(f"{vm}: power cycle failed: {exc}")
             finally:
                 await close(plan)
-            rebooted_last = {g: [p.check for p in book[g].awaiting_reboot]
-                             for g, outcome in current.rebooted.items() if outcome.ok}
+            await _wait_reachable([names[g] for g in cycle], ctx.make_transports, reboot_timeout, poll_s)
+            rebooted_last = {g: _awaited(g, book[g]) for g, outcome in current.rebooted.items() if outcome.ok}
             applied = {(t, c) for t, c in applied if t not in rebooted_last}
             if not rebooted_last:
                 break
             continue
         break
     if rounds and to_verify:  # the loop ended with reboots still unjudged: say so in the ledger
-        last = {(f.target, f.check) for f in rounds[-1].report.findings if f.status is not Status.PASS}
+        verdicts = _verdicts(rounds[-1].report)
         for host, waiting in to_verify.items():
-            failing = sorted(c for c in waiting if (host, c) in last)
+            failing = sorted({item[2] for item in waiting if _verdict(verdicts, item) != "pass"})
             record_verification(ctx.runlog, host, not failing, failing)
     return rounds
+
+
+def _awaited(owner: str, entry: Any) -> list[tuple[str, str, str]]:
+    """(host, target the change was made on, check) of a ledger entry's items waiting for a reboot: what a
+    re-check must see current. RW214 is left out: after a reboot it reports whatever is pending now, newly
+    staged changes included."""
+    return sorted({(owner, p.target, p.check) for p in entry.awaiting_reboot if p.check != "RW214"})
+
+
+def _verdict(verdicts: dict[tuple[str, str], str], item: tuple[str, str, str]) -> str:
+    """The check's verdict where it reports the change: on the target it was made on (a BMC) or on the
+    host/VM it is about (vCenter changes are reported on the host or VM); unjudged when on neither."""
+    owner, target, check = item
+    found = [verdicts[k] for k in ((target, check), (owner, check)) if k in verdicts]
+    if not found:
+        return "unjudged"
+    return "fail" if "fail" in found else "unjudged" if "unjudged" in found else "pass"
+
+
+def _verdicts(report: RunReport) -> dict[tuple[str, str], str]:
+    """(target, check) -> pass / fail / unjudged (blocked or could not run); not-applicable skips pass."""
+    out: dict[tuple[str, str], str] = {}
+    rank = {"pass": 0, "unjudged": 1, "fail": 2}
+    for f in report.findings:
+        if f.status is Status.PASS or (f.status is Status.SKIP and f.blocked_by is None):
+            verdict = "pass"
+        elif f.status in (Status.FAIL, Status.WARN):
+            verdict = "fail"
+        else:
+            verdict = "unjudged"
+        key = (f.target, f.check)
+        if rank[verdict] > rank[out.get(key, "pass")] or key not in out:
+            out[key] = verdict if key not in out else max(out[key], verdict, key=rank.__getitem__)
+    return out
 
 
 async def _wait_reachable(targets: list[Target], make_transports: Callable[[], Mapping[TargetKind, Transport]],

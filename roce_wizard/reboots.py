@@ -134,9 +134,12 @@ def _boot_of_finding(event: dict[str, Any]) -> tuple[str | None, float | None]:
     return None, None
 
 
-def ledger_from_events(events: Iterable[dict[str, Any]]) -> dict[str, HostLedger]:
+def ledger_from_events(events: Iterable[dict[str, Any]],
+                       aliases: Mapping[str, str] | None = None) -> dict[str, HostLedger]:
     """Fold run-log events (oldest first) into one ledger per host/guest that ever needed a reboot
-    or was seen booting."""
+    or was seen booting. `aliases` maps a VM's vCenter name to its guest target's name (a change made
+    through vCenter for a VM is that guest's)."""
+    aliases = aliases or {}
     ledgers: dict[str, HostLedger] = {}
     boot_epoch: dict[str, float] = {}  # ESXi: the boot moment last seen
     open_record: dict[str, RebootRecord] = {}
@@ -176,7 +179,8 @@ def ledger_from_events(events: Iterable[dict[str, Any]]) -> dict[str, HostLedger
                 for other in ledgers.values():
                     if other.host != name and any(p.check == check for p in other.pending):
                         other.pending = [p for p in other.pending
-                                         if not (p.check == check and p.booted_over and word.search(p.reason))]
+                                         if not (p.check == check and p.booted_over
+                                                 and (p.target == name or word.search(p.reason)))]
             if name not in ledgers and not (check == "RW214" and status in ("fail", "warn")):
                 continue
             ledger = of(name)
@@ -201,7 +205,11 @@ def ledger_from_events(events: Iterable[dict[str, Any]]) -> dict[str, HostLedger
                 reboot_kind = RebootKind(reboot)
             except ValueError:
                 continue
-            ledger = of(name)
+            # a change made through vCenter or a BMC waits for its host's reboot (or its VM's power cycle):
+            # the step names that host (`host`); the item is that host's
+            owner = event.get("host") if isinstance(event.get("host"), str) and event.get("host") else name
+            owner = aliases.get(owner, owner)
+            ledger = of(owner)
             check, reason = str(event.get("check") or ""), str(event.get("description") or "")
             # one item per change (a plan over several VMs has a step, and an item, per VM)
             ledger.pending = [p for p in ledger.pending if (p.check, p.reason) != (check, reason)]
@@ -249,7 +257,8 @@ def ledger_from_events(events: Iterable[dict[str, Any]]) -> dict[str, HostLedger
                 for entry in ledgers.values():
                     for item in entry.pending:
                         if item.reboot in VM_RESTARTS and item.since < ts and (
-                                item.target == name or word.search(item.reason)):
+                                entry.host in (name, aliases.get(name)) or item.target == name
+                                or word.search(item.reason)):
                             item.booted_over = True
 
     for name, ledger in ledgers.items():
@@ -283,13 +292,19 @@ def run_dirs(base: Path | None = None) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir() and (p / "events.jsonl").exists())
 
 
-def build_ledger(base: Path | None = None) -> dict[str, HostLedger]:
-    """The ledger of every host, from every run under the state dir (oldest first)."""
+def build_ledger(base: Path | None = None, aliases: Mapping[str, str] | None = None) -> dict[str, HostLedger]:
+    """The ledger of every host, from every run under the state dir (oldest first); `aliases` as in
+    `ledger_from_events` (`vm_aliases(targets)`)."""
     events: list[dict[str, Any]] = []
     for run in run_dirs(base):
         events.extend(read_events(run))
     events.sort(key=lambda e: e.get("ts") or 0.0)  # runs can overlap (a doctor while a fix runs)
-    return ledger_from_events(events)
+    return ledger_from_events(events, aliases)
+
+
+def vm_aliases(targets: Iterable[Target]) -> dict[str, str]:
+    """VM name (vCenter) -> guest target name, where they differ."""
+    return {t.vm: t.name for t in targets if t.kind is TargetKind.GUEST and t.vm and t.vm != t.name}
 
 
 # ------------------------------------------------------------------------------ orchestration
@@ -518,6 +533,49 @@ async def _wait_back(plan: RebootPlan, target: Target, transport: Transport, bef
         waited = plan.timeout_s - (deadline - time.monotonic())
         progress(name, HostState.REBOOTING, f"waiting for the host ({waited:.0f}s)")
         await asyncio.sleep(plan.poll_s)
+
+
+async def resume_interrupted(plan: RebootPlan, book: Mapping[str, HostLedger], *, runlog: RunLog | None = None,
+                             on_progress: ProgressSink | None = None) -> dict[str, RebootOutcome]:
+    """Reboots an earlier run started and never saw finish (it was killed): wait for each such host to
+    answer, then record whether it booted since the request (`host-back`, so the reboot is not done again)
+    or not (`reboot-failed`: its items still wait, and the caller reboots it as usual)."""
+    progress = on_progress or (lambda *_: None)
+    open_hosts = {name: entry.history[-1] for name, entry in book.items()
+                  if entry.state in (HostState.REBOOTING, HostState.ENTERING_MAINTENANCE) and entry.history}
+
+    async def one(name: str, record: RebootRecord) -> RebootOutcome:
+        target = plan.target(name)
+        transport = plan.transports[target.kind]
+        progress(name, HostState.REBOOTING, "an earlier run's reboot: waiting for the host")
+        deadline = time.monotonic() + plan.timeout_s
+        while True:
+            try:
+                boot = await read_boot(transport, target, min(plan.command_timeout, 30.0))
+                break
+            except (TransportError, RebootError, OSError):
+                if time.monotonic() > deadline:
+                    message = f"{name} did not answer within {plan.timeout_s:g}s after an interrupted reboot"
+                    if runlog is not None:
+                        runlog.event("reboot-failed", target=name, error=message)
+                    progress(name, HostState.FAILED, message)
+                    return RebootOutcome(name, False, message)
+                await asyncio.sleep(plan.poll_s)
+        rebooted = (boot.uptime_s < time.time() - record.requested_at if boot.uptime_s is not None
+                    else record.boot_id_before is not None and boot.identity != record.boot_id_before)
+        if runlog is not None:
+            if rebooted:
+                runlog.event("host-back", target=name, boot_after=boot.identity, resumed=True)
+            else:
+                runlog.event("reboot-failed", target=name, error="interrupted before the host rebooted")
+        progress(name, HostState.BACK if rebooted else HostState.PENDING,
+                 "it rebooted meanwhile" if rebooted else "it had not rebooted: rebooting it again")
+        return RebootOutcome(name, rebooted, "rebooted meanwhile" if rebooted else "not rebooted",
+                             record.boot_id_before, boot.identity if rebooted else None)
+
+    done = await asyncio.gather(*(one(n, r) for n, r in open_hosts.items() if plan.target(n).kind in
+                                  (TargetKind.ESXI, TargetKind.LINUX, TargetKind.GUEST)))
+    return {o.host: o for o in done}
 
 
 async def reboot_hosts(plan: RebootPlan, hosts: list[str], *, batch: int = 1, runlog: RunLog | None = None,

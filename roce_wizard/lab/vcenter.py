@@ -406,7 +406,10 @@ class VCenterHandle:
                     host.up = bool(current.get(("hosts", name, "connected"), True))
                 elif kind in ("down", "up"):
                     host.up = kind == "up"
-            elif kind in ("down", "booted") and name not in self._reboots and vc_boots >= host.boot_count:
+            # a reboot vCenter started (the host went down while the world still has it up), or a boot
+            # vCenter counted that the world has not had; not a boot the world pushed and vCenter echoed
+            elif name not in self._reboots and ((kind == "down" and host.up and vc_boots >= host.boot_count)
+                                                or (kind == "booted" and vc_boots > host.boot_count)):
                 self._reboots.add(name)
                 self.on_reboot(name)
         # a reboot handed to the lab is over when the World has booted as often as vCenter says;
