@@ -12,7 +12,7 @@ import asyncio
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from roce_wizard.model import (
@@ -407,11 +407,25 @@ async def run_checks(
     started = time.time()
     stage_of = stage_of or {code: c.meta.stage for code, c in checks.items()}
 
-    def emit(type_: str, data: dict[str, Any]) -> None:
+    def emit(type_: str, data: dict[str, Any], live: dict[str, Any] | None = None) -> None:
+        # `live`: objects for a front end in this process (not JSON, not in the run log)
         if runlog is not None:
             runlog.event(type_, **data)
         if on_event is not None:
-            on_event(type_, data)
+            on_event(type_, {**data, **live} if live else data)
+
+    def target_findings(run: TargetRun, resolved: bool) -> None:
+        """A target's findings as soon as they are known, so a front end can show them before the run
+        ends: provisional right after the target's own evaluation, then resolved once root causes across
+        targets are named. The run log records counts only (the `finding` events at the end carry them);
+        the callback also gets a copy of the run (findings copied: root-cause resolution rewrites them)."""
+        counts = {s.value: 0 for s in Status}
+        for f in run.findings:
+            counts[f.status.value] += 1
+        copy = TargetRun(run.target, run.facts, [replace(f, details=dict(f.details)) for f in run.findings],
+                         run.duration_s)
+        emit("target-findings", {"target": run.target.name, "resolved": resolved, "counts": counts,
+                                 "duration_s": round(run.duration_s, 3)}, {"run": copy})
 
     # one transport for every kind (replay, tests) or one per kind (ssh, vsphere, netmiko, redfish)
     by_kind = transport if isinstance(transport, Mapping) else {kind: transport for kind in TargetKind}
@@ -430,11 +444,14 @@ async def run_checks(
                                         runlog=runlog, emit=emit, peers=targets)
         run = TargetRun(target, facts, evaluate_target(target, relevant, facts, policy))
         run.duration_s = time.monotonic() - t0
+        target_findings(run, resolved=False)
         return run
 
     try:
         runs = list(await asyncio.gather(*(one(t) for t in targets)))
         resolve_root_causes(runs, checks)
+        for run in runs:
+            target_findings(run, resolved=True)
         # the validate stage: measurements between node pairs, on the sessions still open
         from roce_wizard.validate import run_validation  # noqa: PLC0415 (it imports the engine)
 

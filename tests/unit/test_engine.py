@@ -253,3 +253,37 @@ async def test_bmc_dependency_names_the_bmc_of_the_host():
         assert by[key].summary == "blocked by RW103 on bmc-esx-01"
     # esx-02 has no bmc in the run: nothing to block on, its own failure stands
     assert by[("RW215", "esx-02")].status is Status.FAIL and by[("RW215", "esx-02")].blocked_by is None
+
+
+async def test_each_target_s_findings_arrive_before_the_run_ends_then_resolved(tmp_path):
+    """A front end sees a target's findings once its own evaluation is done (provisional), and again
+    once root causes across targets are named (resolved); the run log keeps only their counts."""
+    transport = ReplayTransport({
+        "esx-01": TargetRecording(commands={VIB_CMD: {"stdout": VIBS_NO_MFT}}),
+        "esx-02": TargetRecording(commands={VIB_CMD: {"stdout": VIBS_WITH_MFT}}),
+    })
+    seen: list[tuple[str, dict]] = []
+    runlog = RunLog.create(base=tmp_path)
+    report = await run_checks([esx("esx-01"), esx("esx-02")], CATALOG, transport, Policy(), runlog=runlog,
+                              on_event=lambda type_, data: seen.append((type_, data)))
+    types = [t for t, _ in seen]
+    per_target = [d for t, d in seen if t == "target-findings"]
+    first_final = types.index("finding")
+    assert all(i < first_final for i, t in enumerate(types) if t == "target-findings")
+    provisional = {d["target"]: d for d in per_target if not d["resolved"]}
+    resolved = {d["target"]: d for d in per_target if d["resolved"]}
+    assert set(provisional) == set(resolved) == {"esx-01", "esx-02"}
+    # provisional: what esx-01's own checks saw (RW205 failed, its MFT missing)
+    assert {(f.check, f.status) for f in provisional["esx-01"]["run"].findings} == {
+        ("RW001", Status.PASS), ("RW201", Status.FAIL), ("RW205", Status.FAIL)}
+    # resolved: RW205 is blocked by the root cause, as in the final report; the provisional copy kept its verdict
+    final = {(f.target, f.check): f.status for f in report.findings}
+    for name, data in resolved.items():
+        assert {(f.target, f.check): f.status for f in data["run"].findings} == {
+            k: v for k, v in final.items() if k[0] == name}
+    assert final[("esx-01", "RW205")] is Status.SKIP
+    assert resolved["esx-01"]["counts"] == {"pass": 1, "warn": 0, "fail": 1, "error": 0, "skip": 1}
+    # the run log: counts per target, no findings or objects (the `finding` events at the end carry them)
+    logged = [e for e in read_events(runlog.path) if e["type"] == "target-findings"]
+    assert len(logged) == 4 and all("run" not in e and "findings" not in e for e in logged)
+    assert sum(e["type"] == "finding" for e in read_events(runlog.path)) == len(report.findings)
