@@ -6,7 +6,10 @@ Each test module under tests/unit/checks/ defines ``CASES: list[Case]``; the met
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from roce_wizard.catalog import load_catalog
@@ -80,3 +83,77 @@ def guest(name: str = "compute-01", kind: TargetKind = TargetKind.GUEST, **roce:
 
     spec = RoceSpec(**{"netdev": "ens256", "ip": "192.168.100.11/24", **roce})
     return Target(name=name, kind=kind, address="127.0.0.1", roce=spec, host="esx-01", vm=name)
+
+
+# ------------------------------------------------------------------ after-fix cases of the lab world
+# ESXi and guest checks (RW201–RW213, RW401–RW412): outputs recorded from the lab's simulated tools
+# right after each check's own fix on the lab's fail case (tests/unit/data/after_fix/record.py
+# re-records them), BEFORE the reboot the plan names and, when it names one, after it too.
+
+AFTER_FIX_DATA = Path(__file__).parent / "unit" / "data" / "after_fix"
+
+
+def target_record(target: Target) -> dict[str, Any]:
+    """The inventory entry a recording was planned for, as JSON."""
+    return {"name": target.name, "kind": target.kind.value, "roce": dataclasses.asdict(target.roce),
+            "host": target.host, "vm": target.vm, "options": dict(target.options)}
+
+
+def after_fix_target(record: dict[str, Any]) -> Target:
+    from roce_wizard.model import RoceSpec  # noqa: PLC0415
+
+    roce = {k: tuple(v) if isinstance(v, list) else v for k, v in record["roce"].items()}
+    return Target(name=record["name"], kind=TargetKind(record["kind"]), address="127.0.0.1",
+                  roce=RoceSpec(**roce), host=record["host"], vm=record["vm"], options=record["options"])
+
+
+def after_fix(code: str, name: str, expect: Status, summary_has: str | None = None) -> Case:
+    record = json.loads((AFTER_FIX_DATA / f"{code.lower()}-{name}.json").read_text(encoding="utf-8"))
+    return Case(code, name, expect, outputs=record["outputs"], target=after_fix_target(record["target"]),
+                summary_has=summary_has, after_fix=True)
+
+
+_PASS, _WARN, _FAIL = Status.PASS, Status.WARN, Status.FAIL
+AFTER_FIX_CASES: list[Case] = [
+    # VIBs: `vib list` names the new VIB as soon as it is installed (its reboot is RW214's)
+    after_fix("RW201", "after-fix-before-reboot", _PASS, "mft 4.18"),
+    after_fix("RW201", "after-fix-rebooted", _PASS, "mft 4.18"),
+    after_fix("RW202", "after-fix", _PASS, "mt4119_pciconf1"),
+    # the lab burns the image and shows it at once (it has no separate running-firmware state)
+    after_fix("RW203", "after-fix-before-reboot", _PASS, "16.32.1010"),
+    after_fix("RW203", "after-fix-rebooted", _PASS, "16.32.1010"),
+    after_fix("RW204", "after-fix-before-reboot", _PASS, "4.21.71.101"),
+    after_fix("RW204", "after-fix-rebooted", _PASS, "4.21.71.101"),
+    # mlxconfig: Next Boot holds the new value, Current the old one until the reboot
+    after_fix("RW205", "after-fix-before-reboot", _FAIL, "reboot pending"),
+    after_fix("RW205", "after-fix-rebooted", _PASS, "ETH"),
+    after_fix("RW206", "after-fix-before-reboot", _FAIL, "reboot pending"),
+    after_fix("RW206", "after-fix-rebooted", _PASS, "SRIOV_EN is True"),
+    after_fix("RW207", "after-fix-before-reboot", _WARN, "reboot pending"),
+    after_fix("RW207", "after-fix-rebooted", _PASS, "ADVANCED_PCI_SETTINGS is False"),
+    after_fix("RW208", "after-fix-before-reboot", _PASS, "NUM_OF_VFS=16"),  # judged on Next Boot
+    after_fix("RW208", "after-fix-rebooted", _PASS, "NUM_OF_VFS=16"),
+    # nmlx5_core: the parameter string is the new one; the driver loads it at the next boot
+    after_fix("RW209", "after-fix-before-reboot", _PASS, "pfctx=0x08"),
+    after_fix("RW209", "after-fix-rebooted", _PASS, "pfctx=0x08"),
+    after_fix("RW210", "after-fix-before-reboot", _PASS, "trust_state=2"),
+    after_fix("RW210", "after-fix-rebooted", _PASS, "trust_state=2"),
+    after_fix("RW211", "after-fix-before-reboot", _PASS, "ecn=1"),
+    after_fix("RW211", "after-fix-rebooted", _PASS, "ecn=1"),
+    after_fix("RW212", "after-fix", _PASS, "global pause off"),
+    after_fix("RW213", "after-fix", _PASS, "High Performance"),
+    after_fix("RW401", "after-fix-before-reboot", _PASS, "MLNX_OFED 5.4-1.0.3.0"),
+    after_fix("RW401", "after-fix-rebooted", _PASS, "MLNX_OFED 5.4-1.0.3.0"),
+    after_fix("RW405", "after-fix", _PASS, "MTU 9000"),
+    after_fix("RW406", "after-fix", _PASS, "192.168.100.11/24"),
+    after_fix("RW408", "after-fix", _PASS, "RoCE v2"),
+    after_fix("RW409", "after-fix", _PASS, "trust dscp"),
+    after_fix("RW410", "after-fix", _PASS, "global pause off"),
+    after_fix("RW411", "after-fix", _PASS, "tclass 104"),
+    # the lab fault: SRIOV_EN off for the next boot only; the fix sets it back, nothing waits
+    after_fix("RW412", "after-fix-before-reboot", _PASS),
+    after_fix("RW412", "after-fix-rebooted", _PASS),
+    # booted with SRIOV_EN off: set for the next boot, not current (no sriov_totalvfs file yet)
+    after_fix("RW412", "sriov-off-after-fix-before-reboot", _FAIL, "reboot pending"),
+    after_fix("RW412", "sriov-off-after-fix-rebooted", _PASS),
+]

@@ -13,7 +13,7 @@ from roce_wizard.model import Severity, Status
 from roce_wizard.parsers import PARSERS
 from roce_wizard.playbook import load_playbook, playbooks_dir
 from roce_wizard.probes import PROBES
-from tests.checkcases import Case, build_facts
+from tests.checkcases import AFTER_FIX_CASES, Case, build_facts, run_case
 
 CATALOG = load_catalog()
 
@@ -23,7 +23,7 @@ def all_cases() -> list[Case]:
     for info in pkgutil.iter_modules(check_tests.__path__):
         module = importlib.import_module(f"tests.unit.checks.{info.name}")
         cases.extend(getattr(module, "CASES", []))
-    return cases
+    return cases + AFTER_FIX_CASES  # the ESXi / guest after-fix cases recorded from the lab (checkcases.py)
 
 
 CASES = all_cases()
@@ -69,13 +69,6 @@ def test_readme_check_index_lists_every_check():
         assert f"| {code} | `{check.meta.slug}` | {check.meta.stage.value} | {check.meta.severity.value} |" in readme, code
 
 
-# Fixable checks with no recorded after-fix case yet. Their idempotence is tested in the lab world
-# (tests/unit/checks/test_esxi_fixes.py, test_guest_fixes.py: a second plan is None after the fix),
-# not on recorded outputs; this list keeps them visible until they get one.
-NO_AFTER_FIX_CASE_YET = frozenset({
-    "RW201", "RW202", "RW203", "RW204", "RW205", "RW206", "RW207", "RW208", "RW209", "RW210", "RW211", "RW212", "RW213",
-    "RW401", "RW405", "RW406", "RW408", "RW409", "RW410", "RW411", "RW412",
-})
 FIXABLE = [code for code, check in CATALOG.items() if check.plan_fix is not None]
 
 
@@ -84,12 +77,15 @@ def test_every_fixable_check_has_an_after_fix_case_that_plans_nothing(code):
     """`fix` right after `fix` plans nothing: each check with plan_fix has a case recorded after its
     fix (Case.after_fix) on which plan_fix returns None."""
     cases = [c for c in CASES if c.code == code and c.after_fix]
-    if code in NO_AFTER_FIX_CASE_YET:
-        assert not cases, f"{code} has an after-fix case now: take it off NO_AFTER_FIX_CASE_YET"
-        pytest.skip(f"{code}: no recorded after-fix case yet (idempotence tested in the lab world only)")
     assert cases, f"{code} has plan_fix but no after-fix case (Case(..., after_fix=True)) that plans nothing"
     for case in cases:
         assert CATALOG[code].plan_fix(build_facts(case), case.policy) is None, f"{case.id}: plans again"
+
+
+@pytest.mark.parametrize("case", AFTER_FIX_CASES, ids=lambda c: c.id)
+def test_recorded_after_fix_cases_judge_as_expected(case):
+    """The ESXi / guest after-fix recordings (tests/unit/data/after_fix) are judged like every other case."""
+    run_case(case)
 
 
 @pytest.mark.parametrize("code", FIXABLE)
