@@ -121,6 +121,7 @@ class Endpoint:
     acceptor: asyncssh.SSHAcceptor | None = None
     conns: set[asyncssh.SSHServerConnection] = field(default_factory=set)
     rebooting: bool = False
+    reboot_requested: bool = False
     commands: int = 0
     # while down, the port stays bound (not listening: connects are refused) so that no other
     # program's ephemeral port takes it before the target comes back on it
@@ -511,8 +512,9 @@ class Lab:
     async def reboot(self, name: str) -> None:
         """Take a target down (and an ESXi host's guests with it), wait, bring it back rebooted."""
         ep = self.endpoints[name]
-        if ep.rebooting:
+        if ep.rebooting or ep.reboot_requested:
             return
+        ep.reboot_requested = True  # a second request during the pause below is the same reboot
         group = [ep]
         if ep.kind == "esxi":
             for guest in self.world.guests.values():
@@ -521,6 +523,7 @@ class Lab:
                 if vm is not None and vm.host == name and vm.powered_on and guest.name in self.endpoints:
                     group.append(self.endpoints[guest.name])
         await asyncio.sleep(0.05)  # let the answer that asked for the reboot reach the client
+        ep.reboot_requested = False
         for member in group:
             member.rebooting = True
             target = self._target(member)

@@ -331,7 +331,8 @@ class VCenterHandle:
     _world_base: dict[Path_, Any] = field(default_factory=dict, repr=False)
     _vc_base: dict[Path_, Any] = field(default_factory=dict, repr=False)
     _vc_version: int = field(default=-1, repr=False)  # the simulator's change count at _vc_base
-    _reboots: set[str] = field(default_factory=set, repr=False)  # handed to on_reboot, not back yet
+    # handed to on_reboot and not back yet: host -> the World's boot count when it was handed over
+    _reboots: dict[str, int] = field(default_factory=dict, repr=False)
     _poller: asyncio.Task | None = field(default=None, repr=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
@@ -410,19 +411,20 @@ class VCenterHandle:
             # vCenter counted that the world has not had; not a boot the world pushed and vCenter echoed
             elif name not in self._reboots and ((kind == "down" and host.up and vc_boots >= host.boot_count)
                                                 or (kind == "booted" and vc_boots > host.boot_count)):
-                self._reboots.add(name)
+                self._reboots[name] = host.boot_count
                 self.on_reboot(name)
         # a reboot handed to the lab is over when the World has booted as often as vCenter says;
         # vCenter's boot time then stands for both (one boot, one boot time)
-        for name in list(self._reboots):
+        # (and has booted since it was handed over: right after the hand-off it is still up on the old boot)
+        for name, handed_at in list(self._reboots.items()):
             host = world.hosts.get(name)
             vc_boots = int(current.get(("hosts", name, "boot_count")) or 0)
             if host is None:
-                self._reboots.discard(name)
-            elif host.up and host.boot_count >= vc_boots and vc_boots > 0:
+                del self._reboots[name]
+            elif host.up and host.boot_count > handed_at and host.boot_count >= vc_boots and vc_boots > 0:
                 if host.boot_count == vc_boots:
                     host.boot_time = current.get(("hosts", name, "boot_time")) or host.boot_time
-                self._reboots.discard(name)
+                del self._reboots[name]
 
     async def _poll(self) -> None:
         while True:
