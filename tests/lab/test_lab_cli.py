@@ -110,7 +110,7 @@ def test_usage_errors(tmp_path, env, monkeypatch):
 
 
 def test_demo_runs_doctor_on_a_fresh_lab_and_stops_it(env):
-    demo = cli(env, "demo", "--hosts", "1", timeout=60)
+    demo = cli(env, "demo", "--hosts", "1", "--no-tui", timeout=60)  # the wizard is tests/tui's
     assert demo.returncode == 0, demo.stderr + demo.stdout
     assert "roce-wizard doctor -i" in demo.stdout and "doctor exited 1" in demo.stdout
     assert "RW401" in demo.stdout  # the fresh guest has no RDMA stack
