@@ -652,6 +652,8 @@ def demo(
     hosts: Annotated[int, typer.Option(help="ESXi hosts in the demo lab.", min=1, max=64)] = 4,
     no_tui: Annotated[bool, typer.Option("--no-tui", help="Run doctor on the lab and print its report "
                                          "instead of opening the wizard (for scripts).")] = False,
+    reboot_delay: Annotated[float | None, typer.Option(help="Seconds a rebooting lab host stays unreachable "
+                                                       "(default: the lab's).", min=0)] = None,
 ) -> None:
     """Try roce-wizard with no hardware: starts the practice lab (`lab up --scenario fresh --hosts 4`:
     the seed cluster on day 0) in this process and opens the wizard on it; quitting the wizard stops
@@ -663,14 +665,16 @@ def demo(
     console.print(f"[bold]roce-wizard demo[/]: starting the practice lab (scenario fresh, {hosts} hosts) in {lab_dir}",
                   highlight=False)
     try:
-        with background_lab(LabSpec(scenario="fresh", hosts=hosts), lab_dir) as lab:
+        with background_lab(LabSpec(scenario="fresh", hosts=hosts, reboot_delay_s=reboot_delay), lab_dir) as lab:
             from roce_wizard.lab.server import read_env  # noqa: PLC0415
 
             os.environ.update(read_env(lab.directory))  # the lab's switch/vCenter/BMC credentials
             if not no_tui:
                 from roce_wizard.tui.app import make_app  # noqa: PLC0415
 
-                make_app(lab.directory / "inventory.yaml", subtitle=f"practice lab: fresh, {hosts} hosts").run()
+                # the lab's hosts are back within seconds: look at a rebooting one twice a second
+                make_app(lab.directory / "inventory.yaml", subtitle=f"practice lab: fresh, {hosts} hosts",
+                         reboot_poll=0.5, reboot_timeout=300.0).run()
                 code = None
             else:
                 console.print(f"running: roce-wizard doctor -i {lab.directory / 'inventory.yaml'}\n", highlight=False)

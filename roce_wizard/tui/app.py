@@ -45,6 +45,8 @@ class Connection:
     connect_timeout: float = 10.0
     timeout: float = 60.0
     concurrency: int = 32
+    reboot_timeout: float = 1200.0  # seconds a host may take to come back from a reboot
+    reboot_poll: float = 5.0  # seconds between looks at a rebooting host (the practice lab: well under one)
 
     def transports(self, run_dir: Path) -> tuple[Any, set[str]]:
         if self.replay is not None:
@@ -106,6 +108,8 @@ class WizardApp(App[int]):
         self.pending_from_fixes: dict[str, list[PendingReboot]] = {}
         self.preflight: RunReport | None = None
         self.ledger: dict[str, Any] = {}  # host -> reboots.HostLedger, as of the last run
+        self.reboot_batch = 1  # hosts rebooted at once (the reboot tracker's +/-; "fix everything" uses it too)
+        self.fix_all_result: msg.FixAllFinished | None = None
         self.start = start
         self.sub_title = subtitle or str(connection.inventory)
 
@@ -140,6 +144,8 @@ class WizardApp(App[int]):
                                                   data.get("message")))
         elif type_ == "probe":
             self.post_message(msg.ProbeDone(data["target"], data["probe"], data.get("exit_status")))
+        elif type_ == "target-findings" and "run" in data:
+            self.post_message(msg.TargetFindings(data["run"], bool(data.get("resolved"))))
 
     async def _checks(self, purpose: str, names: set[str] | None, runlog: RunLog) -> RunReport | None:
         setup = self.connection.setup
@@ -189,9 +195,12 @@ class WizardApp(App[int]):
             result = await apply_plans(planned, transport, runlog=runlog, command_timeout=self.connection.timeout,
                                        on_step=lambda step: self.post_message(msg.FixStepDone(step)))
             self.post_message(msg.FixFinished(result))
-            touched = {r.target for r in result.results}
-            if touched:
-                await self._checks("re-verify", self.related(touched), runlog)
+            if result.results:
+                # every target, not only the touched ones: findings are judged across targets (root causes,
+                # vCenter's verdicts on hosts and VMs, a host's PFC against its switch port), so a fix on one
+                # target unblocks or changes cells on others. Targets run concurrently: this costs about the
+                # slowest target's time, and the touched ones' cells turn green as soon as they are judged.
+                await self._checks("re-verify", None, runlog)
         except Exception as exc:  # noqa: BLE001
             self.post_message(msg.WorkFailed("fix", f"{type(exc).__name__}: {exc}"))
         finally:
@@ -214,7 +223,8 @@ class WizardApp(App[int]):
             transport, _ = self.connection.transports(runlog.path)
             # VMs on a host block maintenance mode: the confirmation said they are powered off and on again
             plan = reboots.RebootPlan(self.connection.setup.targets, transport, power_off_vms=True,
-                                      keep_vms_off=False, command_timeout=self.connection.timeout)
+                                      keep_vms_off=False, command_timeout=self.connection.timeout,
+                                      timeout_s=self.connection.reboot_timeout, poll_s=self.connection.reboot_poll)
             try:
                 outcomes = await reboots.reboot_hosts(
                     plan, hosts, batch=batch, runlog=runlog, reasons=reasons,
@@ -225,7 +235,7 @@ class WizardApp(App[int]):
                     await used.close()
             back = [h for h, outcome in outcomes.items() if outcome.ok]
             if back:
-                report = await self._checks("re-verify", self.related(set(back)), runlog)
+                report = await self._checks("re-verify", None, runlog)  # every target: as after a fix
                 status: dict[tuple[str, str], set[Status]] = {}
                 for f in report.findings if report is not None else []:
                     status.setdefault((f.target, f.check), set()).add(f.status)
@@ -240,15 +250,78 @@ class WizardApp(App[int]):
         finally:
             runlog.close()
 
-    def related(self, names: set[str]) -> set[str]:
-        """Targets to re-verify after touching NAMES: them, what runs on them (guests, BMCs) and the
-        vCenter that judges their hosts and VMs."""
-        targets = self.connection.setup.targets
-        out = set(names) | {t.name for t in targets if t.host in names}
-        kinds = {t.kind for t in targets if t.name in out}
-        if kinds & {TargetKind.ESXI, TargetKind.GUEST}:
-            out |= {t.name for t in targets if t.kind is TargetKind.VCENTER}
-        return out
+    @work(thread=True, group="engine", name="fix-all")
+    async def fix_everything(self, include_disruptive: bool) -> None:
+        """Every stage, as `fix --yes --reboot` does (fixes.fix_until_ready): check, apply what is allowed,
+        reboot the hosts whose changes wait for a reboot (maintenance mode through vCenter; with disruptive
+        fixes confirmed, a host's VMs stay off between its reboots and come back once), and again until
+        nothing is left. The previews were confirmed before this starts: the gate (safe, or safe and
+        disruptive) holds for every round, as it does for `fix --yes [--allow-disruptive]`."""
+        from roce_wizard.fixes import FixContext, RoundHooks, fix_until_ready  # noqa: PLC0415
+
+        runlog = RunLog.create(kind="fix")
+        self.run_dirs.append(runlog.path)
+        setup = self.connection.setup
+        try:
+            unavailable: set[str] = set()
+
+            def transports() -> Any:
+                out, missing = self.connection.transports(runlog.path)
+                unavailable.update(missing)
+                return out
+
+            transports()
+            targets = [t for t in setup.targets if t.kind.value not in unavailable]
+            allow = {Safety.SAFE} | ({Safety.DISRUPTIVE} if include_disruptive else set())
+            ctx = FixContext(targets, setup.chosen, setup.stage_of, setup.policy, transports, allow, runlog,
+                             concurrency=self.connection.concurrency, command_timeout=self.connection.timeout)
+
+            def on_report(current: Any) -> None:  # a round's checks are done: the board shows them
+                runnable = sum(1 for p in current.planned if p.allowed)
+                self.post_message(msg.ChecksFinished(current.report, f"round {current.number}", self.read_ledger(),
+                                                     final=False))
+                if runnable:
+                    self.call_from_thread(self.log_line, f"round {current.number}: applying {runnable} fix(es)", "bold")
+                for error in current.errors:
+                    self.post_message(msg.WorkFailed(f"round {current.number}", error))
+
+            def on_progress(host: str, state: Any, note: str) -> None:
+                self.post_message(msg.RebootProgress(host, getattr(state, "value", str(state)), note))
+
+            hooks = RoundHooks(on_report=on_report, on_step=lambda step: self.post_message(msg.FixStepDone(step)),
+                               on_progress=on_progress, confirm=lambda current: True)
+            self.post_message(msg.ChecksStarted([t.name for t in targets], "fix everything"))
+            rounds = await fix_until_ready(ctx, reboot=True, batch=self.reboot_batch,
+                                           power_off_vms=include_disruptive,
+                                           reboot_timeout=self.connection.reboot_timeout,
+                                           poll_s=self.connection.reboot_poll, hooks=hooks)
+            last = rounds[-1].report if rounds else None
+            if rounds and rounds[-1].fixrun is not None:  # it stopped right after applying: one more look
+                last = await self._checks("checks", None, runlog)
+            elif last is not None:
+                self.post_message(msg.ChecksFinished(last, "fix everything", self.read_ledger()))
+            reboots: dict[str, int] = {}
+            for r in rounds:
+                for name, outcome in r.rebooted.items():
+                    if outcome.ok:
+                        reboots[name] = reboots.get(name, 0) + 1
+            steps = [s for r in rounds if r.fixrun is not None for s in r.fixrun.results]
+            failed = [s for s in steps if not s.ok] + [o for r in rounds for o in r.rebooted.values() if not o.ok]
+            lines = [f"{len(rounds)} round(s), {sum(1 for s in steps if s.ok)} step(s) applied"
+                     + (f", {len(failed)} failed" if failed else "")]
+            if reboots:
+                lines.append("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(reboots.items())))
+            powered = [vm for r in rounds for vm in r.powered_on]
+            if powered:
+                lines.append("VMs powered on again: " + ", ".join(powered))
+            if last is not None:
+                lines.append(summary_line(last))
+            self.post_message(msg.FixAllFinished(lines, not failed and last is not None and last.exit_code == 0))
+        except Exception as exc:  # noqa: BLE001 - shown, never a crashed UI
+            self.post_message(msg.WorkFailed("fix everything", f"{type(exc).__name__}: {exc}"))
+            self.post_message(msg.FixAllFinished([f"stopped: {type(exc).__name__}: {exc}"], False))
+        finally:
+            runlog.close()
 
     # ------------------------------------------------------------------ messages from the workers
 
@@ -272,9 +345,22 @@ class WizardApp(App[int]):
     def on_probe_done(self, message: msg.ProbeDone) -> None:
         self.board.progress.setdefault(message.target, TargetProgress()).probes += 1
 
+    def on_target_findings(self, message: msg.TargetFindings) -> None:
+        """A target's cells fill in as soon as it is judged, not when the whole run ends."""
+        if self.busy == "preflight" and self.has_full_report():
+            return  # a reachability re-check must not replace full results with RW001 alone
+        self.board.take_run(message.run)
+        progress = self.board.progress.setdefault(message.run.target.name, TargetProgress())
+        if progress.state is not Progress.UNREACHABLE:
+            progress.state = Progress.DONE
+        self.tell_screens(lambda: msg.BoardChanged())
+
+    def has_full_report(self) -> bool:
+        return self.board.report is not None and set(self.board.report.checks) != {"RW001"}
+
     def on_checks_finished(self, message: msg.ChecksFinished) -> None:
         report = message.report
-        full = self.board.report is not None and set(self.board.report.checks) != {"RW001"}
+        full = self.has_full_report()
         if message.purpose == "preflight":
             self.preflight = report
             if not full:
@@ -299,7 +385,8 @@ class WizardApp(App[int]):
             self.board.progress.setdefault(name, TargetProgress()).state = (
                 Progress.UNREACHABLE if self.board.progress[name].state is Progress.UNREACHABLE else Progress.DONE)
         self.board.running = set()
-        self.busy = None
+        if message.final:
+            self.busy = None
         style = "red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "green"
         counts = report.counts()
         self.log_line(f"{message.purpose} done: {counts['pass']} passed, {counts['warn']} warnings, "
@@ -332,6 +419,14 @@ class WizardApp(App[int]):
     def on_reboots_finished(self, message: msg.RebootsFinished) -> None:
         self.ledger = message.ledger or self.ledger
         self.tell_screens(lambda: msg.RebootsFinished(message.ledger))
+
+    def on_fix_all_finished(self, message: msg.FixAllFinished) -> None:
+        self.fix_all_result = message
+        self.busy = None
+        for line in message.lines:
+            self.log_line(f"fix everything: {line}", "bold green" if message.ok else "bold yellow")
+        self.tell_screens(lambda: msg.FixAllFinished(message.lines, message.ok))
+        self.refresh_bindings()
 
     def on_work_failed(self, message: msg.WorkFailed) -> None:
         self.log_line(f"{message.what}: {message.error}", "bold red")
@@ -397,9 +492,11 @@ class WizardApp(App[int]):
 def make_app(inventory: Path, *, playbook: str = "vsphere-sriov", replay: Path | None = None,
              known_hosts: Path | None = None, connect_timeout: float = 10.0, timeout: float = 60.0,
              concurrency: int = 32, subtitle: str = "", start: bool = True,
-             host: list[str] | None = None, select_: list[str] | None = None) -> WizardApp:
+             host: list[str] | None = None, select_: list[str] | None = None,
+             reboot_timeout: float = 1200.0, reboot_poll: float = 5.0) -> WizardApp:
     """The wizard for an inventory (raises session.SetupError for a bad inventory or playbook)."""
     setup = load_setup(inventory, playbook, select_=select_, host=host)
     connection = Connection(inventory, setup, replay=replay, known_hosts=known_hosts,
-                            connect_timeout=connect_timeout, timeout=timeout, concurrency=concurrency)
+                            connect_timeout=connect_timeout, timeout=timeout, concurrency=concurrency,
+                            reboot_timeout=reboot_timeout, reboot_poll=reboot_poll)
     return WizardApp(connection, subtitle=subtitle, start=start)

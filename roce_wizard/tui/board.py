@@ -49,15 +49,16 @@ class Board:
     progress: dict[str, TargetProgress] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)  # targets in the run under way
     # (row, check) -> findings and finding -> its run, rebuilt when the report changes: every redraw
-    # asks about every cell, so these must not walk all findings each time
-    _indexed: int | None = field(default=None, repr=False)
+    # asks about every cell, so these must not walk all findings each time. The report indexed is held
+    # (not its id): a new report may reuse a freed one's id, and cells fill in per target, often.
+    _indexed: RunReport | None = field(default=None, repr=False)
     _cells: dict[tuple[str, str], list[Finding]] = field(default_factory=dict, repr=False)
     _runs: dict[int, TargetRun] = field(default_factory=dict, repr=False)
     _rows: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _columns: dict[Stage, list[str]] = field(default_factory=dict, repr=False)
 
     def _index(self) -> None:
-        if self._indexed == id(self.report):
+        if self._indexed is self.report and self.report is not None:
             return
         self._cells, self._runs, self._rows = {}, {}, {}
         if self.report is not None:
@@ -67,7 +68,18 @@ class Board:
             for f in self.report.findings:
                 self._cells.setdefault((f.target, f.check), []).append(f)
                 self._rows.setdefault(f.check, set()).add(f.target)
-        self._indexed = id(self.report)
+        self._indexed = self.report
+
+    def take_run(self, run: TargetRun) -> None:
+        """One target's findings, arriving while the run goes on: they replace that target's earlier ones
+        (provisional ones too) at once; the rest of the picture stays until the run's report replaces it."""
+        if self.report is None:
+            self.report = RunReport(self.checks, self.targets, [run], self.stage_of, 0.0, 0.0)
+        else:
+            self.report = merge_reports(self.report, RunReport(self.report.checks, self.targets, [run],
+                                                               self.stage_of, self.report.started, 0.0),
+                                        keep_cross=True)
+        self.running.discard(run.target.name)
 
     # ------------------------------------------------------------------ structure
 
@@ -154,14 +166,15 @@ def worst(statuses: Iterable[Status]) -> Status | None:
     return next((s for s in WORST_FIRST if s in present), None)
 
 
-def merge_reports(old: RunReport | None, new: RunReport) -> RunReport:
+def merge_reports(old: RunReport | None, new: RunReport, *, keep_cross: bool = False) -> RunReport:
     """A re-verification of some targets folded into the full picture: their runs replace the old
-    ones; cross-target judgements come from the re-verification when it made any."""
+    ones; cross-target judgements come from the re-verification when it made any (`keep_cross`: one
+    target's findings mid-run, which has none yet)."""
     if old is None:
         return new
     fresh = {run.target.name: run for run in new.runs}
     runs = [fresh.pop(run.target.name, run) for run in old.runs] + list(fresh.values())
-    cross = new.cross_target if new.cross_target else old.cross_target
+    cross = old.cross_target if keep_cross or not new.cross_target else new.cross_target
     return RunReport(old.checks, old.targets, runs, old.stage_of, new.started, new.duration_s, new.run_dir, cross)
 
 

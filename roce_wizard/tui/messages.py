@@ -9,7 +9,7 @@ from typing import Any
 
 from textual.message import Message
 
-from roce_wizard.engine import RunReport
+from roce_wizard.engine import RunReport, TargetRun
 from roce_wizard.fixes import FixRun, StepResult
 
 
@@ -35,10 +35,28 @@ class ProbeDone(Message, bubble=False):
 
 
 @dataclass
+class TargetFindings(Message, bubble=False):
+    """One target's findings while the run goes on (engine event `target-findings`): provisional right after
+    its own evaluation, resolved once root causes across targets are named."""
+
+    run: TargetRun
+    resolved: bool
+
+
+@dataclass
 class ChecksFinished(Message, bubble=False):
     report: RunReport
     purpose: str
     ledger: dict[str, Any] | None = None  # reboots.build_ledger() read right after the run (None: no ledger)
+    final: bool = True  # False: a round of "fix everything", which goes on (the app stays busy)
+
+
+@dataclass
+class FixAllFinished(Message, bubble=False):
+    """"Fix everything" is over: what it did, in lines for the log and its screen."""
+
+    lines: list[str]
+    ok: bool
 
 
 @dataclass

@@ -18,6 +18,42 @@ from roce_wizard.tui.board import runnable
 from roce_wizard.tui.widgets.detail import plan_lines
 
 
+FIX_ALL_WHAT = "everything (all stages), rebooting as needed"
+FIX_ALL_NOTE = ("Then, as `fix --reboot` does, round after round until nothing is left: the hosts whose changes "
+                "wait for a reboot are rebooted ({batch} at a time: +/- in the reboot tracker, b), each entering "
+                "maintenance mode through vCenter first; checks run again and what the fixes unblocked is fixed "
+                "under the same answer (safe, or safe and disruptive). With disruptive fixes, the VMs on a host are "
+                "powered off for its reboots and powered on once, after its last one.")
+
+
+def start_fix_all(app: App, planned: list[Planned]) -> None:
+    """"Fix everything": the preview of round one, the second confirmation for disruptive fixes (which
+    also lets VMs be powered off for maintenance mode), then fix_until_ready in a worker."""
+    if not any(p.allowed for p in planned):
+        app.notify("nothing to fix", title="fix everything")
+        return
+
+    def confirmed(yes: bool | None) -> None:
+        if not yes:
+            app.log_line("fix everything: cancelled, nothing ran", "dim")
+            return
+        disruptive = [p for p in planned if p.allowed and p.plan.safety is Safety.DISRUPTIVE]
+        if disruptive:
+            app.push_screen(ConfirmScreen.disruptive(disruptive, vms=True), lambda include: go(bool(include)))
+        else:
+            go(False)
+
+    def go(include_disruptive: bool) -> None:
+        app.log_line("fix everything: " + ("safe and disruptive fixes" if include_disruptive else "safe fixes only")
+                     + ", rebooting as needed", "bold")
+        app.fix_all_result = None
+        app.push_screen(FixAllScreen(include_disruptive))
+        app.fix_everything(include_disruptive)
+
+    app.push_screen(FixPreviewScreen(planned, FIX_ALL_WHAT, note=FIX_ALL_NOTE.format(batch=app.reboot_batch)),
+                    confirmed)
+
+
 def start_fix_flow(app: App, planned: list[Planned], what: str) -> None:
     """Preview → (second confirmation for disruptive) → apply + re-verify, or nothing."""
     if not planned:
@@ -54,10 +90,11 @@ class FixPreviewScreen(ModalScreen[bool]):
         Binding("escape", "answer(False)", "Cancel"),
     ]
 
-    def __init__(self, planned: list[Planned], what: str) -> None:
+    def __init__(self, planned: list[Planned], what: str, note: str = "") -> None:
         super().__init__()
         self.planned = planned
         self.what = what
+        self.note = note
 
     def compose(self) -> ComposeResult:
         runs = [p for p in self.planned if p.allowed]
@@ -77,6 +114,8 @@ class FixPreviewScreen(ModalScreen[bool]):
                 summary.append(f"; {len(held)} held back (shown, not run)", style="dim")
             yield Static(summary)
             with VerticalScroll(id="fix-plan"):
+                if self.note:
+                    yield Static(Text(self.note + "\n", style="italic"))
                 for host in dict.fromkeys(p.plan.target for p in self.planned):
                     yield Static(Text(host, style="bold underline"))
                     for line in plan_lines([p for p in self.planned if p.plan.target == host]):
@@ -109,9 +148,11 @@ class ConfirmScreen(ModalScreen[bool]):
         self.title_text, self.body, self.yes, self.no = title, body, yes, no
 
     @classmethod
-    def disruptive(cls, planned: list[Planned]) -> ConfirmScreen:
+    def disruptive(cls, planned: list[Planned], *, vms: bool = False) -> ConfirmScreen:
+        then = ("the hosts are rebooted as needed, and their VMs powered off for it (on again once, after the "
+                "host's last reboot)" if vms else "the host must be rebooted (the reboot tracker, b, lists it)")
         body = [Text("These change firmware, drivers or module parameters; they take effect only after the "
-                     "reboot shown, and the host must be rebooted (the reboot tracker, b, lists it):")]
+                     f"reboot shown, and {then}:")]
         for p in planned:
             body.append(Text(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (reboot: {p.plan.reboot.value})",
                              style="yellow"))
@@ -220,3 +261,60 @@ class FixProgressScreen(ModalScreen[None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
+
+
+class FixAllScreen(ModalScreen[None]):
+    """"Fix everything" as it goes: rounds, steps, reboots and VM power, from the app's log; then what it did.
+    Closing it leaves the work running (the log pane and the reboot tracker keep following it)."""
+
+    BINDINGS = [Binding("escape", "close", "Close"), Binding("enter", "close", "Close")]
+
+    def __init__(self, include_disruptive: bool) -> None:
+        super().__init__()
+        self.include_disruptive = include_disruptive
+        self.first_line = 0
+        self.shown = 0
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import RichLog  # noqa: PLC0415
+
+        gate = "safe and disruptive fixes" if self.include_disruptive else "safe fixes only"
+        with Vertical(id="fix-all-dialog", classes="dialog"):
+            yield Static(Text.assemble(("Fixing ", "bold"), (FIX_ALL_WHAT, "bold cyan"), f" — {gate}"),
+                         classes="dialog-title")
+            yield RichLog(id="fix-all-log", wrap=True, markup=False, auto_scroll=True)
+            yield Static(id="fix-all-state")
+            with Horizontal(classes="buttons"):
+                yield Button("Close (Enter)", id="close")
+
+    def on_mount(self) -> None:
+        self.first_line = self.shown = len(self.app.log_lines) - 1  # from the "fix everything:" line on
+        self.redraw()
+
+    def redraw(self) -> None:
+        from textual.widgets import RichLog  # noqa: PLC0415
+
+        app = self.app
+        log = self.query_one("#fix-all-log", RichLog)
+        for line in app.log_lines[max(self.shown, 0):]:
+            log.write(line)
+        self.shown = len(app.log_lines)
+        done = app.fix_all_result
+        if done is None:
+            state = Text(f"working ({app.busy or 'starting'})… Enter closes this; the work goes on", style="bold")
+        else:
+            state = Text("done: " if done.ok else "stopped: ", style="bold green" if done.ok else "bold yellow")
+            state.append(" · ".join(done.lines))
+        self.query_one("#fix-all-state", Static).update(state)
+
+    def on_board_changed(self, _: msg.BoardChanged) -> None:
+        self.redraw()
+
+    def on_fix_all_finished(self, _: msg.FixAllFinished) -> None:
+        self.redraw()
+
+    def on_button_pressed(self, _: Button.Pressed) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

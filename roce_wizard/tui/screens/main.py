@@ -26,6 +26,7 @@ SCOPES = {"fix_cell": "this cell", "fix_host": "this host", "fix_check": "this c
 
 class MainScreen(Screen):
     BINDINGS = [
+        Binding("a", "fix_all", "Fix all+reboot"),  # first: the day-0 action, shown even at 80 columns
         Binding("f", "fix_cell", "Fix cell"),
         Binding("h", "fix_host", "Fix host"),
         Binding("c", "fix_check", "Fix check"),
@@ -63,7 +64,9 @@ class MainScreen(Screen):
         rail = self.query_one("#rail", OptionList)
         rail.add_options([Option(self.rail_prompt(s), id=s.value) for s in stages])
         rail.highlighted = stages.index(self.stage)
-        self.query_one("#grid", DataTable).focus()
+        grid = self.query_one("#grid", DataTable)
+        grid.fixed_columns = 1  # the host names stay in view while the grid scrolls sideways
+        grid.focus()
         self.set_class(self.app.size.width >= WIDE, "wide")
         self.redraw()
 
@@ -204,6 +207,8 @@ class MainScreen(Screen):
             return None if self.app.busy or not any(p.allowed for p in self.scope(action)) else True
         if action == "rerun":
             return None if self.app.busy else True
+        if action == "fix_all":
+            return None if self.app.busy or not any(p.allowed for p in self.app.board.plans) else True
         return True
 
     def open_fix(self, action: str) -> None:
@@ -226,3 +231,9 @@ class MainScreen(Screen):
 
     def action_fix_stage(self) -> None:
         self.open_fix("fix_stage")
+
+    def action_fix_all(self) -> None:
+        """Every stage's fixes and the reboots they need, round after round (fixes.fix_until_ready)."""
+        from roce_wizard.tui.screens.fix import start_fix_all  # noqa: PLC0415
+
+        start_fix_all(self.app, list(self.app.board.plans))

@@ -80,7 +80,6 @@ class RebootScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.batch = 1
         self.live: dict[str, tuple[str, str, float]] = {}  # host -> (state, note, since) while rebooting
         self.rows: list[HostRow] = []
 
@@ -145,8 +144,12 @@ class RebootScreen(Screen):
             return True if reboots_module() is not None and self.pending_hosts() and not self.app.busy else None
         return True
 
+    @property
+    def batch(self) -> int:
+        return self.app.reboot_batch  # shared with "fix everything"
+
     def action_batch(self, step: int) -> None:
-        self.batch = max(1, min(self.batch + step, max(1, len(self.rows))))
+        self.app.reboot_batch = max(1, min(self.batch + step, max(1, len(self.rows))))
         self.redraw()
 
     def action_reboot(self) -> None:
