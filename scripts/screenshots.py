@@ -52,6 +52,10 @@ async def render(out: Path, size: tuple[int, int]) -> list[Path]:
         await pilot.pause(0.3)
         shot("fix-preview")
         await pilot.press("escape")
+        await pilot.press("a")  # fix everything, rebooting as needed: its preview
+        await pilot.pause(0.3)
+        shot("fix-all")
+        await pilot.press("escape")
         await pilot.press("b")
         await pilot.pause(0.3)
         shot("reboots")
