@@ -24,7 +24,7 @@ from textual.message import Message
 
 from roce_wizard.engine import RunReport, run_checks
 from roce_wizard.fixes import Planned, apply_plans, plan_fixes
-from roce_wizard.model import RebootKind, Safety, Status, TargetKind
+from roce_wizard.model import RebootKind, Safety, Status
 from roce_wizard.report import summary_line, to_json_dict
 from roce_wizard.runlog import RunLog
 from roce_wizard.session import Setup, live_transports, load_setup

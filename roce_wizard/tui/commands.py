@@ -13,8 +13,9 @@ COMMANDS = [
     ("Fix host", "Preview the fixes of the highlighted host in this stage", "main", "fix_host"),
     ("Fix check", "Preview the fixes of the highlighted check on every host", "main", "fix_check"),
     ("Fix stage", "Preview every fix of the stage shown", "main", "fix_stage"),
-    ("Fix everything, rebooting as needed", "Every stage's fixes, then the reboots they need, and again until "
-     "nothing is left (as fix --reboot)", "main", "fix_all"),
+    ("Fix everything, rebooting as needed",
+     ("Every stage's fixes, then the reboots they need, and again until nothing is left (as fix --reboot)"),
+     "main", "fix_all"),
     ("Next stage", "Show the next stage of the rail", "main", "stage(1)"),
     ("Previous stage", "Show the previous stage of the rail", "main", "stage(-1)"),
     ("Reboot tracker", "Hosts waiting for a reboot, and rebooting them in batches", "app", "reboots"),

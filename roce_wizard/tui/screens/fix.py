@@ -17,7 +17,6 @@ from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import runnable
 from roce_wizard.tui.widgets.detail import plan_lines
 
-
 FIX_ALL_WHAT = "everything (all stages), rebooting as needed"
 FIX_ALL_NOTE = ("Then, as `fix --reboot` does, round after round until nothing is left: the hosts whose changes "
                 "wait for a reboot are rebooted ({batch} at a time: +/- in the reboot tracker, b), each entering "
