@@ -153,11 +153,12 @@ def test_demo_esxi_stage_to_green_from_the_keyboard_then_quit_cleanly(tmp_path):
         assert re.search(r"✗ fail 0\b", title) and re.search(r"! warn 0\b", title) and re.search(r"\? error 0\b", title), title
         # every ESXi cell, read off the screen: the grid scrolls sideways as the cursor moves right
         seen = grid_cells(screen)
-        for _ in range(n_checks + 1):
-            if len({code for _, code in seen}) >= n_checks:
-                break
-            tmux.keys("Right")
-            time.sleep(0.05)
+        presses, deadline = 0, time.monotonic() + 30
+        while len({code for _, code in seen}) < n_checks and time.monotonic() < deadline:
+            if presses < n_checks:  # then keep reading: the last scroll may not be drawn yet
+                tmux.keys("Right")
+                presses += 1
+            time.sleep(0.1)
             seen.update(grid_cells(tmux.screen()))
         codes = {code for _, code in seen}
         assert len(codes) == n_checks, f"saw {sorted(codes)} of {n_checks} ESXi checks:\n{tmux.screen()}"
