@@ -80,7 +80,8 @@ def test_no_password_is_an_auth_error_before_connecting():
 def test_unknown_query_exits_2():
     session = VSphereSession(VSphereTransport(), vc(), si=None)
     result = asyncio.run(session.run("esxcli network nic list"))
-    assert result.exit_status == 2 and "known: vsphere hosts, vsphere vms, vsphere dvs" in result.stderr
+    assert result.exit_status == 2 and "queries: vsphere hosts, vsphere vms, vsphere dvs" in result.stderr
+    assert "vsphere host-maintenance" in result.stderr  # the actions fixes and reboots use are named too
 
 
 def test_render_prints_valid_json_one_object_per_line():
