@@ -77,7 +77,8 @@ def run() -> Run:
     inventory = load_inventory(INVENTORY)
     book = load_playbook("vsphere-sriov")
     catalog = load_catalog([])
-    chosen = {code: c for code, c in catalog.items() if book.stage_of(code) is not None}
+    # the recordings hold no measurements: the validate stage (RW6xx) is left out, as README's --skip RW6 does
+    chosen = {code: c for code, c in catalog.items() if book.stage_of(code) is not None and not code.startswith("RW6")}
     stage_of = {code: book.stage_of(code) for code in chosen}
     transport = ReplayTransport.from_file(RECORDINGS)
     report = asyncio.run(run_checks(list(inventory.targets), chosen, transport, inventory.policy, stage_of=stage_of))
@@ -257,7 +258,7 @@ def test_failures_are_exactly_the_story(run):
 def test_readme_command_exits_1_and_its_json_tells_the_same_story(tmp_path, monkeypatch):
     monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", str(tmp_path / "state"))
     runner = CliRunner()
-    args = ["doctor", "-i", str(INVENTORY), "--replay", str(RECORDINGS)]
+    args = ["doctor", "-i", str(INVENTORY), "--replay", str(RECORDINGS), "--skip", "RW6"]
     human = runner.invoke(app, args)
     assert human.exit_code == 1, human.output
     assert "RW209" in human.output and "How to fix by hand" in human.output
