@@ -61,7 +61,8 @@ class FixRun:
 
 
 def plan_fixes(report: RunReport, policy: Policy, allow: set[Safety], *,
-               staged: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset()) -> tuple[list[Planned], list[str]]:
+               staged: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset(),
+               ) -> tuple[list[Planned], list[str]]:
     """The plans of every failing (not blocked) finding whose check can fix it; errors of plan_fix itself.
 
     A finding blocked by a root cause that is being fixed (planned here, or `staged`: (target, check)
@@ -218,8 +219,8 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     changes that wait for a VM reboot)."""
     from roce_wizard.engine import run_checks  # noqa: PLC0415
     from roce_wizard.reboots import (  # noqa: PLC0415
-        HOST_REBOOTS, HostState, RebootError, RebootOutcome, RebootPlan, build_ledger, resume_interrupted, exit_maintenance, reboot_hosts, record_verification,
-        set_vm_power, vm_aliases,
+        HOST_REBOOTS, HostState, RebootError, RebootOutcome, RebootPlan, build_ledger, exit_maintenance,
+        reboot_hosts, record_verification, resume_interrupted, set_vm_power, vm_aliases,
     )
 
     hooks = hooks or RoundHooks()
@@ -257,7 +258,8 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                                   runlog=ctx.runlog, concurrency=ctx.concurrency,
                                   command_timeout=ctx.command_timeout)
         book = ledger()
-        staged = {(n, p.check) for n, entry in book.items() for p in entry.awaiting_reboot}
+        # staged changes, under the host they wait on and the target they were made on (a BIOS value: the BMC)
+        staged = {(who, p.check) for n, entry in book.items() for p in entry.awaiting_reboot for who in (n, p.target)}
         planned, errors = plan_fixes(report, ctx.policy, ctx.allow, staged=staged)
         for item in planned:  # ran already on this boot and still planned: the change waits for a reboot
             if item.allowed and all((item.target.name, st.command) in applied for st in item.plan.steps):

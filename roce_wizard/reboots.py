@@ -272,7 +272,9 @@ def _state(ledger: HostLedger, open_record: RebootRecord | None) -> HostState:
             return HostState.BACK
         if open_record.down_at is not None:
             return HostState.REBOOTING
-        return HostState.ENTERING_MAINTENANCE if ledger.in_maintenance or open_record.via else HostState.REBOOTING
+        # ESXi enters maintenance mode first (vCenter or esxcli); Linux goes straight to its reboot
+        return (HostState.ENTERING_MAINTENANCE if ledger.in_maintenance or open_record.via in ("vcenter", "esxcli")
+                else HostState.REBOOTING)
     last = ledger.history[-1] if ledger.history else None
     if last is not None and last.error and last.boot_id_after is None:
         return HostState.FAILED
@@ -469,7 +471,6 @@ async def reboot_one(plan: RebootPlan, name: str, *, runlog: RunLog | None = Non
                 await _vsphere(plan, "host-maintenance", "enter", name)
                 event("maintenance-enter", via="vcenter")
                 progress(name, HostState.REBOOTING, "rebooting (vCenter RebootHost_Task)")
-                event_reason = "; ".join(reasons or []) or "roce-wizard"
                 await _vsphere(plan, "host-reboot", name)
             else:
                 await _run(transport, target, "esxcli system maintenanceMode set --enable true", plan.command_timeout)

@@ -117,8 +117,8 @@ def test_reboot_pending_reported_by_rw214_until_it_passes():
 
 
 def test_vm_power_events_track_vms_this_tool_powered_off_and_satisfy_vm_changes():
-    events = [step("vcenter", T0, "RW306", reboot="vm-power-off", description="latency sensitivity high on compute-01"),
-              step("vcenter", T0, "RW306", reboot="vm-power-off", description="latency sensitivity high on compute-011"),
+    events = [step("vcenter", T0, "RW306", "vm-power-off", description="latency sensitivity high on compute-01"),
+              step("vcenter", T0, "RW306", "vm-power-off", description="latency sensitivity high on compute-011"),
               {"type": "vm-power", "ts": T0 + 5, "target": "compute-01", "host": "esx-01", "state": "off"}]
     book = ledger_from_events(events)
     assert book["esx-01"].powered_off_vms == ["compute-01"]
