@@ -9,9 +9,10 @@ here yet: a plan whose change waits for a reboot is reported as pending, with it
 
 from __future__ import annotations
 
+import contextlib
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -235,23 +236,24 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
         ctx.runlog.flush()
         return {n: v for n, v in build_ledger(base, vm_aliases(ctx.targets)).items() if n in names}
 
-    def reboot_plan(keep_vms_off: bool) -> RebootPlan:
-        return RebootPlan(ctx.targets, ctx.make_transports(), power_off_vms=power_off_vms,
+    @contextlib.asynccontextmanager
+    async def reboot_plan(keep_vms_off: bool) -> AsyncIterator[RebootPlan]:
+        """A RebootPlan on fresh transports, closed after the phase (a reboot drops their connections)."""
+        plan = RebootPlan(ctx.targets, ctx.make_transports(), power_off_vms=power_off_vms,
                           keep_vms_off=keep_vms_off, timeout_s=reboot_timeout, poll_s=poll_s,
                           command_timeout=ctx.command_timeout)
-
-    async def close(plan: RebootPlan) -> None:
-        for used in {id(t): t for t in plan.transports.values()}.values():
-            await used.close()
+        try:
+            yield plan
+        finally:
+            for used in {id(t): t for t in plan.transports.values()}.values():
+                await used.close()
 
     applied: set[tuple[str, str]] = set()  # (target, command) run since the target's last boot
     book = ledger()
     if any(e.state in (HostState.REBOOTING, HostState.ENTERING_MAINTENANCE) for e in book.values()):
-        plan = reboot_plan(keep_vms_off=True)  # an earlier run was killed mid-reboot: see it through first
-        try:
+        # an earlier run was killed mid-reboot: see its reboots through first
+        async with reboot_plan(keep_vms_off=True) as plan:
             resumed = await resume_interrupted(plan, book, runlog=ctx.runlog, on_progress=hooks.on_progress)
-        finally:
-            await close(plan)
         rebooted_last = {h: _awaited(h, book[h]) for h, outcome in resumed.items() if outcome.ok}
     for number in range(1, max_rounds + 1):
         report = await run_checks(ctx.targets, ctx.checks, ctx.make_transports(), ctx.policy, stage_of=ctx.stage_of,
@@ -297,14 +299,11 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                        and any(p.reboot in HOST_REBOOTS for p in entry.awaiting_reboot))
         off = {vm: host for host, entry in book.items() for vm in entry.powered_off_vms}
         if hosts:
-            plan = reboot_plan(keep_vms_off=True)
-            try:
+            async with reboot_plan(keep_vms_off=True) as plan:
                 reasons = {h: [f"{p.check}: {p.reason}" if p.reason else p.check for p in book[h].awaiting_reboot]
                            for h in hosts}
                 current.rebooted = await reboot_hosts(plan, hosts, batch=batch, runlog=ctx.runlog,
                                                       on_progress=hooks.on_progress, reasons=reasons)
-            finally:
-                await close(plan)
             rebooted_last = {h: _awaited(h, book[h]) for h, outcome in current.rebooted.items() if outcome.ok}
             applied = {(t, c) for t, c in applied if t not in rebooted_last}
             if not rebooted_last:
@@ -313,21 +312,17 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
         # no host waits for a reboot: hosts this tool left in maintenance mode (a run killed mid-reboot) leave it
         stuck = sorted(n for n, entry in book.items() if entry.in_maintenance and names[n].kind is TargetKind.ESXI)
         if stuck:
-            plan = reboot_plan(keep_vms_off=False)
-            try:
+            async with reboot_plan(keep_vms_off=False) as plan:
                 for host in stuck:
                     hooks.on_progress(host, "maintenance", "leaving maintenance mode (entered by an earlier run)")
                     try:
                         await exit_maintenance(plan, host, ctx.runlog)
                     except (RebootError, TransportError) as exc:
                         current.errors.append(f"{host}: could not leave maintenance mode: {exc}")
-            finally:
-                await close(plan)
         # the VMs this tool powered off come back (once)
         vm_targets = {t.vm: t for t in ctx.targets if t.kind is TargetKind.GUEST and t.vm}
         if off:
-            plan = reboot_plan(keep_vms_off=False)
-            try:
+            async with reboot_plan(keep_vms_off=False) as plan:
                 for vm, host in sorted(off.items()):
                     if plan.vcenter is None:
                         current.errors.append(f"{vm}: powered off by an earlier run; no vCenter to power it on")
@@ -338,8 +333,6 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                         current.powered_on.append(vm)
                     except Exception as exc:  # noqa: BLE001 - reported, the rest go on
                         current.errors.append(f"{vm}: power on failed: {exc}")
-            finally:
-                await close(plan)
             back = [vm_targets[v] for v in current.powered_on if v in vm_targets]
             applied = {(t, c) for t, c in applied if t not in {g.name for g in back}}
             await _wait_reachable(back, ctx.make_transports, reboot_timeout, poll_s)
@@ -349,11 +342,10 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
         # guests whose change waits for a VM reboot, on a host that stays up
         guests = sorted(n for n, entry in book.items() if names[n].kind is TargetKind.GUEST and entry.awaiting_reboot)
         if guests:
-            plan = reboot_plan(keep_vms_off=False)
-            # a VM device/configuration change needs a power cycle (vCenter); a guest OS change a reboot
-            cycle = [g for g in guests if plan.vcenter is not None and names[g].vm
-                     and any(p.reboot is RebootKind.VM_POWER_OFF for p in book[g].awaiting_reboot)]
-            try:
+            async with reboot_plan(keep_vms_off=False) as plan:
+                # a VM device/configuration change needs a power cycle (vCenter); a guest OS change a reboot
+                cycle = [g for g in guests if plan.vcenter is not None and names[g].vm
+                         and any(p.reboot is RebootKind.VM_POWER_OFF for p in book[g].awaiting_reboot)]
                 current.rebooted = await reboot_hosts(plan, [g for g in guests if g not in cycle],
                                                       batch=max(batch, len(guests)), runlog=ctx.runlog,
                                                       on_progress=hooks.on_progress)
@@ -367,8 +359,6 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                         current.rebooted[g] = RebootOutcome(g, True, "power cycled")
                     except Exception as exc:  # noqa: BLE001 - reported, the rest go on
                         current.errors.append(f"{vm}: power cycle failed: {exc}")
-            finally:
-                await close(plan)
             await _wait_reachable([names[g] for g in cycle], ctx.make_transports, reboot_timeout, poll_s)
             rebooted_last = {g: _awaited(g, book[g]) for g, outcome in current.rebooted.items() if outcome.ok}
             applied = {(t, c) for t, c in applied if t not in rebooted_last}
