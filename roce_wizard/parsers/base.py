@@ -110,15 +110,23 @@ def is_elision(line: str) -> bool:
     return bool(s) and (set(s) <= {".", "…"} or s in ("[...]", "(...)", "<snip>", "[snip]"))
 
 
+def is_digits(value: str) -> bool:
+    """ASCII digits only: `str.isdigit` and `int` also take '３', '٣' or '²', which no tool prints as a
+    number — a value written so is unreadable (unknown), never read as 3."""
+    return value.isascii() and value.isdigit()
+
+
+_INT_RE = re.compile(r"[+-]?[0-9]+|0[xX][0-9a-fA-F]+")
+
+
 def to_int(value: str | None) -> int | None:
-    """`16` -> 16, `0x08` -> 8, anything else -> None (unknown, not a guess)."""
+    """`16` -> 16, `0x08` -> 8, anything else (non-ASCII digits too) -> None (unknown, not a guess)."""
     if value is None:
         return None
     s = value.strip()
-    try:
-        return int(s, 0) if s.lower().startswith("0x") else int(s)
-    except ValueError:
+    if not _INT_RE.fullmatch(s):
         return None
+    return int(s, 16) if s.lower().startswith("0x") else int(s)
 
 
 def to_bool(value: str | None) -> bool | None:

@@ -62,7 +62,7 @@ def _blank_none(value: str | None) -> str | None:
 def _int_or_none(value: str | None) -> int | None:
     if value is None:
         return None
-    m = re.fullmatch(r"\s*(-?\d+)\s*(?:Mbps)?\s*", value)
+    m = re.fullmatch(r"\s*(-?[0-9]+)\s*(?:Mbps)?\s*", value)
     return int(m.group(1)) if m else to_int(value)
 
 
@@ -73,7 +73,7 @@ def _bool_or_none(value: str | None) -> bool | None:
 def _scalar(value: str) -> Any:
     """Key/value outputs: `36` -> 36, `true` -> True, anything else the stripped string."""
     s = value.strip()
-    if re.fullmatch(r"-?\d+", s):
+    if re.fullmatch(r"-?[0-9]+", s):
         return int(s)
     if s.lower() in ("true", "false"):
         return s.lower() == "true"
@@ -275,8 +275,8 @@ def sniff_esxi_sriovnic_list(text: str) -> int:
 _ESXCFG_HEADER_RE = re.compile(r"^\s*Name\s+PCI\s+Driver\s+Link\s+Speed\s+Duplex\s+MAC Address\s+MTU\s+Description\s*$")
 _ESXCFG_ROW_RE = re.compile(
     r"^\s*(?P<name>\S+)\s+(?P<pci>\S+)\s+(?P<driver>\S+)\s+(?P<link>Up|Down)\s+"
-    r"(?P<speed>\d+)(?:Mbps)?\s+(?P<duplex>Full|Half|\S+)\s+(?P<mac>(?:[0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2})\s+"
-    r"(?P<mtu>\d+)\s+(?P<desc>.*?)\s*$"
+    r"(?P<speed>[0-9]+)(?:Mbps)?\s+(?P<duplex>Full|Half|\S+)\s+(?P<mac>(?:[0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2})\s+"
+    r"(?P<mtu>[0-9]+)\s+(?P<desc>.*?)\s*$"
 )
 
 
@@ -310,7 +310,7 @@ def parse_esxi_esxcfg_nics(text: str) -> Facts:
 def sniff_esxi_esxcfg_nics(text: str) -> int:
     if any(_ESXCFG_HEADER_RE.match(ln) for ln in lines(text)):
         return 90
-    if any(re.match(r"^\s*vmnic\d+\s", ln) and re.search(r"\s\d+Mbps\s", ln) for ln in lines(text)):
+    if any(re.match(r"^\s*vmnic[0-9]+\s", ln) and re.search(r"\s[0-9]+Mbps\s", ln) for ln in lines(text)):
         return 50
     return 0
 
@@ -435,7 +435,7 @@ def format_options_string(params: dict[str, Any]) -> str:
     return " ".join(words)
 
 
-_ESXCFG_MODULE_RE = re.compile(r"^\s*(\S+)\s+enabled\s*=\s*(\d+)\s+options\s*=\s*(['\"])(.*)\3\s*$")
+_ESXCFG_MODULE_RE = re.compile(r"^\s*(\S+)\s+enabled\s*=\s*([0-9]+)\s+options\s*=\s*(['\"])(.*)\3\s*$")
 _MODULE_ARG_RE = re.compile(r"(?:parameters\s+list|esxcfg-module\s+-g)\b.*?(?:-m\s+|--module[= ]|-g\s+)(\S+)")
 
 
@@ -569,7 +569,7 @@ def _lone_integers(text: str) -> tuple[list[int], list[str]]:
         s = raw.strip()
         if not s:
             continue
-        if re.fullmatch(r"-?\d+", s):
+        if re.fullmatch(r"-?[0-9]+", s):
             values.append(int(s))
             continue
         if is_prompt(raw) or re.match(r"^(sudo\s+)?(esxcli|cat|vim-cmd)\s", s) or s.startswith("#"):
@@ -672,7 +672,7 @@ def parse_esxi_cpu_global(text: str) -> Facts:
 
 
 def sniff_esxi_cpu_global(text: str) -> int:
-    has_hv = bool(re.search(r"^\s*HV Support:\s*\d", text, re.M))
+    has_hv = bool(re.search(r"^\s*HV Support:\s*[0-9]", text, re.M))
     if has_hv and re.search(r"^\s*CPU Packages:", text, re.M):
         return 95
     if has_hv:

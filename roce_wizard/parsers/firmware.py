@@ -15,6 +15,7 @@ from roce_wizard.parsers.base import (
     Facts,
     ParseError,
     Parser,
+    is_digits,
     is_elision,
     is_prompt,
     lines,
@@ -37,13 +38,13 @@ def _na(value: str | None) -> str | None:
 # mlxconfig
 
 # `WORD(n)` enum rendering: True(1), ETH(2), _256KB(1), per_mkey(0), IPv4(0) ...
-_ENUM_RE = re.compile(r"^(.+?)\((-?\d+)\)$")
-_INT_RE = re.compile(r"^-?\d+$|^0[xX][0-9a-fA-F]+$")
+_ENUM_RE = re.compile(r"^(.+?)\((-?[0-9]+)\)$")
+_INT_RE = re.compile(r"^-?[0-9]+$|^0[xX][0-9a-fA-F]+$")
 # A value token as mlxconfig prints it (no spaces): 8, True(1), Array[0..15], 0x08, _4_VLs(3).
 _VALUE_TOKEN_RE = re.compile(r"^[\w.:/\[\]+-]+(\([^()\s]*\))?$")
 # A parameter row: optional `*` (changed marker of `-e q`), NAME, then the value column(s).
-_PARAM_ROW_RE = re.compile(r"^\s*(\*)?\s*([A-Z][A-Z0-9_]*[A-Z0-9](?:\[[\d.]+\])?)\s+(\S.*)$")
-_DEVICE_BLOCK_RE = re.compile(r"^\s*Device\s+#(\d+):\s*$")
+_PARAM_ROW_RE = re.compile(r"^\s*(\*)?\s*([A-Z][A-Z0-9_]*[A-Z0-9](?:\[[0-9.]+\])?)\s+(\S.*)$")
+_DEVICE_BLOCK_RE = re.compile(r"^\s*Device\s+#([0-9]+):\s*$")
 _CONFIG_HDR_RE = re.compile(r"^\s*Configurations:\s*(.*)$")
 _HEADER_KV_RE = re.compile(r"^\s*([A-Z][A-Za-z ]{0,30}?):\s+(\S.*?)\s*$")
 _APPLY_RE = re.compile(r"Apply new Configuration\?\s*\(y/n\)\s*(?:\[[yn]\])?\s*:?\s*(\S*)", re.I)
@@ -293,8 +294,8 @@ def sniff_mlxconfig_set(text: str) -> int:
 # ---------------------------------------------------------------------------------------------
 # mst status
 
-_MST_ENTRY_RE = re.compile(r"^\s*((?:/dev/mst/)?mt\d+_[\w.]+)\s+-\s+(.*?)\s*$")
-_MST_BARE_RE = re.compile(r"^\s*((?:/dev/mst/)?mt\d+_[A-Za-z0-9_]+(?:\.\d+)?)\s*$")
+_MST_ENTRY_RE = re.compile(r"^\s*((?:/dev/mst/)?mt[0-9]+_[\w.]+)\s+-\s+(.*?)\s*$")
+_MST_BARE_RE = re.compile(r"^\s*((?:/dev/mst/)?mt[0-9]+_[A-Za-z0-9_]+(?:\.[0-9]+)?)\s*$")
 _BDF_RE = re.compile(r"^(?:[0-9a-fA-F]{4,5}:)?[0-9a-fA-F]{2,3}:[0-9a-fA-F]{2}\.[0-9a-fA-F]$")
 _DEVTYPE_RE = re.compile(r"^(\S+?)(?:\(rev:(\w+)\))?$")
 
@@ -364,7 +365,7 @@ def parse_mst_status(text: str) -> Facts:
                     dev["pci"] = t
                 elif t.startswith("net-"):
                     dev["net"] = t[4:]
-                elif re.match(r"^-?\d+$", t):
+                elif re.match(r"^-?[0-9]+$", t):
                     dev["numa"] = int(t)
                 elif t not in ("NA", "N/A", "-"):
                     dev["rdma"] = t
@@ -483,6 +484,9 @@ def parse_mlxfwmanager(text: str) -> Facts:
             key, value = snake(m.group(1)), m.group(2)
             last_key = key
             target = _FWM_KEYS.get(key, key)
+            if target == "versions":  # a `Versions: …` header of another layout: the rows follow, no value
+                in_versions = True
+                continue
             cur[target] = _na(value) if target != "description" else value
             if target in ("psid", "pci", "device_type", "part_number"):
                 seen = True
@@ -562,7 +566,7 @@ def parse_flint_query(text: str) -> Facts:
             if key in ("base_guid", "base_mac") and value:
                 toks = value.split()
                 facts[key] = toks[0]
-                if len(toks) > 1 and toks[1].isdigit():
+                if len(toks) > 1 and is_digits(toks[1]):
                     facts[f"{key}_num"] = int(toks[1])
                 continue
             facts[key] = _na(value)
@@ -618,7 +622,7 @@ def _lone_integers(text: str) -> tuple[list[int], list[str]]:
         s = raw.strip()
         if not s:
             continue
-        if re.fullmatch(r"-?\d+", s):
+        if re.fullmatch(r"-?[0-9]+", s):
             values.append(int(s))
             continue
         if is_prompt(raw) or re.match(r"^(sudo\s+)?(cat|esxcli|echo|less|more|head)\s", s) or s.startswith("#"):

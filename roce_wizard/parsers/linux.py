@@ -79,6 +79,15 @@ def _vf_from_json(v: dict) -> dict:
     return out
 
 
+def _addresses(addrs: object, family: str) -> list[str]:
+    """`local/prefixlen` of each address of a family; an entry missing either is left out (unknown)."""
+    if not isinstance(addrs, list):
+        return []
+    return [f"{a['local']}/{a['prefixlen']}" for a in addrs
+            if isinstance(a, dict) and a.get("family") == family and isinstance(a.get("local"), str)
+            and isinstance(a.get("prefixlen"), int) and not isinstance(a.get("prefixlen"), bool)]
+
+
 def _iface_from_json(o: dict) -> dict:
     addrs = o.get("addr_info") or []
     iface: dict = {
@@ -90,12 +99,10 @@ def _iface_from_json(o: dict) -> dict:
         "link_type": o.get("link_type"),
         "flags": o.get("flags"),
         "master": o.get("master"),
-        "ipv4": [f"{a['local']}/{a['prefixlen']}" for a in addrs
-                 if a.get("family") == "inet" and "local" in a],
-        "ipv6": [f"{a['local']}/{a['prefixlen']}" for a in addrs
-                 if a.get("family") == "inet6" and "local" in a],
+        "ipv4": _addresses(addrs, "inet"),
+        "ipv6": _addresses(addrs, "inet6"),
     }
-    if "vfinfo_list" in o:
+    if isinstance(o.get("vfinfo_list"), list):
         iface["vfs"] = [_vf_from_json(v) for v in o["vfinfo_list"] if isinstance(v, dict)]
     if "num_vf" in o:
         iface["num_vf"] = o["num_vf"]
@@ -141,8 +148,8 @@ def parse_ip_json(text: str) -> Facts:
         found = True
         objs = value if isinstance(value, list) else [value]
         for o in objs:
-            if not isinstance(o, dict) or "ifname" not in o:
-                continue
+            if not isinstance(o, dict) or not isinstance(o.get("ifname"), str):
+                continue  # no name: nothing to say which interface it is
             iface = _iface_from_json(o)
             if iface["name"] in by_name:
                 _merge_iface(by_name[iface["name"]], iface)
@@ -176,10 +183,10 @@ def sniff_ip_json(text: str) -> int:
 # ip link show (text) with VF lines
 
 # `4: enp1s0np0: <FLAGS> mtu …`; the index is optional because people trim it when they paste
-_IF_HEAD = re.compile(r"^(?:(\d+):\s+)?([^\s:@]+)(?:@([^\s:]+))?:\s+<([^>]*)>\s*(.*)$")
+_IF_HEAD = re.compile(r"^(?:([0-9]+):\s+)?([^\s:@]+)(?:@([^\s:]+))?:\s+<([^>]*)>\s*(.*)$")
 _LINK_LINE = re.compile(r"^\s+link/(\S+)(?:\s+(\S+))?(?:\s+brd\s+(\S+))?(.*)$")
 _VF_LINE = re.compile(
-    r"^\s+vf\s+(\d+)\s+(?:link/\S+\s+(\S+)(?:\s+brd\s+\S+)?|MAC\s+([0-9a-fA-F:]+))\s*,?\s*(.*)$"
+    r"^\s+vf\s+([0-9]+)\s+(?:link/\S+\s+(\S+)(?:\s+brd\s+\S+)?|MAC\s+([0-9a-fA-F:]+))\s*,?\s*(.*)$"
 )
 _HEAD_KEYS = {"mtu", "qdisc", "master", "state", "mode", "group", "qlen"}
 
@@ -198,15 +205,15 @@ def _vf_from_text(m: re.Match) -> dict:
             vf["trust"] = to_bool(a.group(1))
         elif (a := re.fullmatch(r"query_rss (\S+)", part)):
             vf["query_rss"] = to_bool(a.group(1))
-        elif (a := re.fullmatch(r"vlan (\d+)", part)):
+        elif (a := re.fullmatch(r"vlan ([0-9]+)", part)):
             vf["vlan"] = int(a.group(1))
-        elif (a := re.fullmatch(r"qos (\d+)", part)):
+        elif (a := re.fullmatch(r"qos ([0-9]+)", part)):
             vf["qos"] = int(a.group(1))
-        elif (a := re.fullmatch(r"max_tx_rate (\d+)\s*Mbps", part)):
+        elif (a := re.fullmatch(r"max_tx_rate ([0-9]+)\s*Mbps", part)):
             vf["max_tx_rate"] = int(a.group(1))
-        elif (a := re.fullmatch(r"min_tx_rate (\d+)\s*Mbps", part)):
+        elif (a := re.fullmatch(r"min_tx_rate ([0-9]+)\s*Mbps", part)):
             vf["min_tx_rate"] = int(a.group(1))
-        elif (a := re.fullmatch(r"tx rate (\d+) \(Mbps\)", part)):
+        elif (a := re.fullmatch(r"tx rate ([0-9]+) \(Mbps\)", part)):
             vf["tx_rate"] = int(a.group(1))
     return vf
 
@@ -244,17 +251,17 @@ def parse_ip_link_vf(text: str) -> Facts:
                 cur["mac"] = m.group(2)
             extra = m.group(4) or ""
             for key, name in (("minmtu", "min_mtu"), ("maxmtu", "max_mtu")):
-                if (a := re.search(rf"\b{key} (\d+)", extra)):
+                if (a := re.search(rf"\b{key} ([0-9]+)", extra)):
                     cur[name] = int(a.group(1))
             for key in ("parentbus", "parentdev", "portname", "switchid"):
                 if (a := re.search(rf"\b{key} (\S+)", extra)):
                     cur[key] = a.group(1)
             continue
-        m = re.match(r"^\s+inet\s+(\d+\.\d+\.\d+\.\d+/\d+)", ln)
+        m = re.match(r"^\s+inet\s+([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+/[0-9]+)", ln)
         if m:
             cur["ipv4"].append(m.group(1))
             continue
-        m = re.match(r"^\s+inet6\s+(\S+/\d+)", ln)
+        m = re.match(r"^\s+inet6\s+(\S+/[0-9]+)", ln)
         if m:
             cur["ipv6"].append(m.group(1))
             continue
@@ -323,7 +330,7 @@ def sniff_ethtool_pause(text: str) -> int:
 # ---------------------------------------------------------------------------------------------
 # ethtool -S
 
-_STAT_LINE = re.compile(r"^\s*([A-Za-z0-9_][\w.\-\[\]/]*):\s+(-?\d+)\s*$")
+_STAT_LINE = re.compile(r"^\s*([A-Za-z0-9_][\w.\-\[\]/]*):\s+(-?[0-9]+)\s*$")
 
 
 def parse_ethtool_stats(text: str) -> Facts:
@@ -361,17 +368,17 @@ def sniff_ethtool_stats(text: str) -> int:
 _QOS_START = re.compile(r"^\s*DCBX mode:")
 _QOS_TRUST = re.compile(r"^\s*Priority trust (?:state|mode):\s*(\S+)\s*$")
 _QOS_TC = re.compile(
-    r"^\s*tc:\s*(\d+)\s+ratelimit:\s*([^,]+?)\s*,\s*tsa:\s*(\w+)?(?:\s*,\s*bw:\s*(\d+)\s*%)?"
+    r"^\s*tc:\s*([0-9]+)\s+ratelimit:\s*([^,]+?)\s*,\s*tsa:\s*(\w+)?(?:\s*,\s*bw:\s*([0-9]+)\s*%)?"
 )
-_QOS_PRIO = re.compile(r"^\s*priority:\s*(\d+)\s*$")
-_QOS_DSCP = re.compile(r"^\s*prio:\s*(\d+)\s+dscp:\s*([\d,\s]*)$")
+_QOS_PRIO = re.compile(r"^\s*priority:\s*([0-9]+)\s*$")
+_QOS_DSCP = re.compile(r"^\s*prio:\s*([0-9]+)\s+dscp:\s*([0-9,\s]*)$")
 # PDF/HTML copies leave tag residue (`1</`) on wrapped number rows
 _RESIDUE = re.compile(r"</?[A-Za-z]*>?")
 
 
 def _int_row(ln: str) -> list[int] | None:
     s = _RESIDUE.sub(" ", ln).strip()
-    if not s or not re.fullmatch(r"\d+(?:\s+\d+)*", s):
+    if not s or not re.fullmatch(r"[0-9]+(?:\s+[0-9]+)*", s):
         return None
     return [int(x) for x in s.split()]
 
@@ -421,21 +428,21 @@ def _parse_qos_segment(src: list[str]) -> Facts:
             continue
         if (m := _QOS_DSCP.match(ln)):
             dscp2prio = dscp2prio if dscp2prio is not None else {}
-            for d in re.findall(r"\d+", m.group(2)):
+            for d in re.findall(r"[0-9]+", m.group(2)):
                 dscp2prio[int(d)] = int(m.group(1))
             continue
         if (m := re.match(r"^\s*Receive buffer size \(bytes\):\s*(.*)$", ln)):
             sizes, extra = [], {}
             for part in (p.strip() for p in m.group(1).split(",")):
-                if re.fullmatch(r"\d+", part):
+                if re.fullmatch(r"[0-9]+", part):
                     sizes.append(int(part))
-                elif (kv := re.fullmatch(r"(\w+)=(\d*)", part)):
+                elif (kv := re.fullmatch(r"(\w+)=([0-9]*)", part)):
                     extra[kv.group(1)] = to_int(kv.group(2)) if kv.group(2) else None
             facts["receive_buffer"] = sizes
             facts.update(extra)
             section = None
             continue
-        if (m := re.match(r"^\s*Cable len:\s*(\d+)", ln)):
+        if (m := re.match(r"^\s*Cable len:\s*([0-9]+)", ln)):
             facts["cable_len"] = int(m.group(1))
             section = None
             continue
@@ -517,25 +524,25 @@ def sniff_mlnx_qos(text: str) -> int:
 
 # `[    8.387515] …` (seconds since boot, so never the 10-digit epoch of a UCX log line
 # `[1621436784.119617] [host:pid] …`), `dmesg -T` dates, and `journalctl -k` lines
-_DMESG_TS = re.compile(r"^\s*\[\s*\d{1,9}\.\d{6}\]\s+(?!\[)|^\s*\[[A-Z][a-z]{2} [A-Z][a-z]{2}\s+\d+ [\d:]+ \d{4}\]"
-                       r"|^[A-Z][a-z]{2}\s+\d+ [\d:]+ \S+ kernel:")
+_DMESG_TS = re.compile(r"^\s*\[\s*[0-9]{1,9}\.[0-9]{6}\]\s+(?!\[)|^\s*\[[A-Z][a-z]{2} [A-Z][a-z]{2}\s+[0-9]+ [0-9:]+ [0-9]{4}\]"
+                       r"|^[A-Z][a-z]{2}\s+[0-9]+ [0-9:]+ \S+ kernel:")
 _IOMMU_ON = re.compile(
     r"DMAR: IOMMU enabled|DMAR: Intel\(R\) Virtualization Technology for Directed I/O|"
     r"AMD-Vi: (?:Interrupt remapping enabled|Found IOMMU|AMD IOMMUv2 (?:loaded|driver))|"
     r"AMD-Vi: IOMMU performance counters supported|"
     r"iommu: Default domain type: (?:Translated|Passthrough)|Adding to iommu group|"
-    r"iommu: Adding device \S+ to group|arm-smmu(?:-v3)? \S+: (?:probing|\d+ context banks)"
+    r"iommu: Adding device \S+ to group|arm-smmu(?:-v3)? \S+: (?:probing|[0-9]+ context banks)"
 )
 _IOMMU_OFF = re.compile(r"DMAR: IOMMU disabled|AMD-Vi: (?:AMD )?IOMMU disabled|"
                         r"\b(?:intel_iommu|amd_iommu)=off\b|No IOMMU found|IOMMU not enabled")
 _PCIE_LIMITED = re.compile(
     r"(?:(?P<drv>[\w-]+)\s+)?(?P<dev>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):\s+"
-    r"(?P<avail>[\d.]+) Gb/s available PCIe bandwidth, limited by (?P<lim>.+?) at (?P<at>\S+)"
-    r"(?: \(capable of (?P<cap>[\d.]+) Gb/s with (?P<caplink>.+?)\))?\s*$"
+    r"(?P<avail>[0-9.]+) Gb/s available PCIe bandwidth, limited by (?P<lim>.+?) at (?P<at>\S+)"
+    r"(?: \(capable of (?P<cap>[0-9.]+) Gb/s with (?P<caplink>.+?)\))?\s*$"
 )
 _PCIE_OK = re.compile(
     r"(?:(?P<drv>[\w-]+)\s+)?(?P<dev>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):\s+"
-    r"(?P<avail>[\d.]+) Gb/s available PCIe bandwidth \((?P<link>[^)]+)\)"
+    r"(?P<avail>[0-9.]+) Gb/s available PCIe bandwidth \((?P<link>[^)]+)\)"
 )
 
 
@@ -639,12 +646,12 @@ def sniff_lspci_list(text: str) -> int:
 
 def _link(value: str) -> dict:
     out: dict = {}
-    m = re.search(r"Speed\s+([\d.]+)GT/s(\s*\(downgraded\))?", value)
+    m = re.search(r"Speed\s+([0-9.]+)GT/s(\s*\(downgraded\))?", value)
     if m:
         out["speed_gts"] = float(m.group(1))
         if m.group(2):
             out["speed_downgraded"] = True
-    m = re.search(r"Width\s+x(\d+)(\s*\(downgraded\))?", value)
+    m = re.search(r"Width\s+x([0-9]+)(\s*\(downgraded\))?", value)
     if m:
         out["width"] = int(m.group(1))
         if m.group(2):
@@ -680,7 +687,7 @@ def parse_lspci_vvv(text: str) -> Facts:
             continue
         if (m := re.match(r"Subsystem:\s*(.+)$", s)):
             dev["subsystem"] = m.group(1)
-        elif (m := re.match(r"NUMA node:\s*(\d+)", s)):
+        elif (m := re.match(r"NUMA node:\s*([0-9]+)", s)):
             dev["numa_node"] = int(m.group(1))
         elif (m := re.match(r"Kernel driver in use:\s*(\S+)", s)):
             dev["driver"] = m.group(1)
@@ -702,9 +709,9 @@ def parse_lspci_vvv(text: str) -> Facts:
                 sr["enabled"] = m.group(1) == "+"
             for key, name in (("Initial VFs", "initial_vfs"), ("Total VFs", "total_vfs"),
                               ("Number of VFs", "number_of_vfs")):
-                if (m := re.search(rf"{key}:\s*(\d+)", s)):
+                if (m := re.search(rf"{key}:\s*([0-9]+)", s)):
                     sr[name] = int(m.group(1))
-            if (m := re.match(r"VF offset:\s*(\d+),\s*stride:\s*(\d+),\s*Device ID:\s*(\w+)", s)):
+            if (m := re.match(r"VF offset:\s*([0-9]+),\s*stride:\s*([0-9]+),\s*Device ID:\s*(\w+)", s)):
                 sr["vf_offset"], sr["vf_stride"], sr["vf_device_id"] = (
                     int(m.group(1)), int(m.group(2)), m.group(3))
     if not devices:

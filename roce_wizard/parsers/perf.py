@@ -51,13 +51,13 @@ import re
 import shlex
 from typing import Any
 
-from roce_wizard.parsers.base import Facts, ParseError, Parser, is_elision, lines, to_bool, to_int
+from roce_wizard.parsers.base import Facts, ParseError, Parser, is_digits, is_elision, lines, to_bool, to_int
 
 # --------------------------------------------------------------------------------------------------
 # small helpers
 # --------------------------------------------------------------------------------------------------
 
-_NUM_RE = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
+_NUM_RE = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
 
 # A prompt a person pasted before a command (kept local: PROMPT_RE in base needs the first command char).
 _PROMPT_PREFIX_RE = re.compile(
@@ -145,11 +145,11 @@ _PT_BOOL_KEYS = {"dual_port", "using_srq", "pcie_relax_order", "ibv_wr_api", "rd
 
 # Column labels of the result table, as printed (RESULT_FMT* in perftest_parameters.h).
 _PT_COL_RE = re.compile(
-    r"#bytes|#iterations|#sl|BW peak\[[^\]]*\]|BW average\[[^\]]*\]|BW Port\d\[[^\]]*\]"
-    r"|MsgRate(?: Port\d)?\[[^\]]*\]|t_(?:min|max|typical|avg|stdev)\[[^\]]*\]"
+    r"#bytes|#iterations|#sl|BW peak\[[^\]]*\]|BW average\[[^\]]*\]|BW Port[0-9]\[[^\]]*\]"
+    r"|MsgRate(?: Port[0-9])?\[[^\]]*\]|t_(?:min|max|typical|avg|stdev)\[[^\]]*\]"
     r"|99(?:\.9)?%(?:\s*percentile)?\[[^\]]*\]|tps average|CPU_Util\[[^\]]*\]"
 )
-_PT_ROW_RE = re.compile(r"^\s*\d+(?:\s+[-+]?(?:\d+(?:\.\d*)?|\.\d+|inf|nan)(?:[eE][-+]?\d+)?)+\s*$", re.I)
+_PT_ROW_RE = re.compile(r"^\s*[0-9]+(?:\s+[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+|inf|nan)(?:[eE][-+]?[0-9]+)?)+\s*$", re.I)
 
 _PT_WARN_RE = re.compile(
     r"^\s*(?:WARNING\b|Warning\b|Conflicting CPU frequency values detected|Requested mtu is higher"
@@ -163,8 +163,8 @@ _PT_ERR_RE = re.compile(
 )
 _PT_ERROR_SIGNATURES = (
     (re.compile(r"Unable to Connect the HCA's through the link"), 40),
-    (re.compile(r"Failed to modify QP \d+ to (?:INIT|RTR|RTS)"), 30),
-    (re.compile(r"Couldn't connect to \S+:\d+"), 25),
+    (re.compile(r"Failed to modify QP [0-9]+ to (?:INIT|RTR|RTS)"), 30),
+    (re.compile(r"Couldn't connect to \S+:[0-9]+"), 25),
     (re.compile(r"Unable to open file descriptor for socket connection"), 30),
     (re.compile(r"Unable to init the socket connection"), 30),
     (re.compile(r"Couldn't (?:get device info|create QP|allocate|create CQ)"), 15),
@@ -252,7 +252,7 @@ def _gid_ipv4(gid: str | None) -> str | None:
     if not gid:
         return None
     parts = gid.split(":")
-    if len(parts) != 16 or not all(p.isdigit() for p in parts):
+    if len(parts) != 16 or not all(is_digits(p) for p in parts):
         return None
     octets = [int(p) for p in parts]
     if any(o > 255 for o in octets) or any(octets[:10]) or octets[10:12] != [255, 255]:
@@ -288,12 +288,12 @@ def _pt_col_key(col: str) -> tuple[str, str | None]:
         return "bw_peak", unit
     if name == "BW average":
         return "bw_avg", unit
-    m = re.match(r"BW Port(\d)", name)
+    m = re.match(r"BW Port([0-9])", name)
     if m:
         return f"bw_port{m.group(1)}", unit
     if name == "MsgRate":
         return "msg_rate", unit
-    m = re.match(r"MsgRate Port(\d)", name)
+    m = re.match(r"MsgRate Port([0-9])", name)
     if m:
         return f"msg_rate_port{m.group(1)}", unit
     m = re.match(r"t_(min|max|typical|avg|stdev)", name)
@@ -476,7 +476,7 @@ def _pt_parse_segment(ls: list[str]) -> tuple[Facts, int]:
         elif key in _PT_BOOL_KEYS:
             facts[key] = to_bool(raw)
         elif key in ("mtu", "max_inline_data"):
-            num = re.match(r"\d+", raw)
+            num = re.match(r"[0-9]+", raw)
             facts[key] = int(num.group(0)) if num else None
         else:
             facts[key] = raw
@@ -552,11 +552,11 @@ def sniff_perftest(text: str) -> int:
 # --------------------------------------------------------------------------------------------------
 
 _OSU_TITLE_RE = re.compile(
-    r"^\s*#\s*OSU\s+(?P<title>.*?\bTest)(?:\s+v(?P<version>\d[\w.\-]*))?\s*$"
+    r"^\s*#\s*OSU\s+(?P<title>.*?\bTest)(?:\s+v(?P<version>[0-9][\w.\-]*))?\s*$"
 )
 _OSU_ROW_RE = re.compile(
-    r"^\s*(?:\d+\s+)?[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?:\s+(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
-    r"(?:[eE][-+]?\d+)?|Pass|Fail|N/A|-))*\s*$"
+    r"^\s*(?:[0-9]+\s+)?[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?(?:\s+(?:[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+    r"(?:[eE][-+]?[0-9]+)?|Pass|Fail|N/A|-))*\s*$"
 )
 _OSU_COL_RE = re.compile(r"[^\s()](?:(?!\s{2})[^()])*?\s?\([^)]*\)|\S+")
 
@@ -709,7 +709,7 @@ def _osu_parse_block(ls: list[str]) -> tuple[Facts, int]:
             row["unit"] = _osu_unit(value_cols[0])
             values: dict[str, Any] = {}
             for col, tok in zip(value_cols, tokens):
-                num: Any = to_int(tok) if tok.isdigit() and _osu_unit(col) is None else _to_float(tok)
+                num: Any = to_int(tok) if is_digits(tok) and _osu_unit(col) is None else _to_float(tok)
                 values[_osu_key(col)] = num if num is not None else tok
             if len(value_cols) > 1:
                 row["values"] = values
@@ -747,7 +747,7 @@ def sniff_osu(text: str) -> int:
     if re.search(r"^\s*#\s*Size\s+.*(?:Latency|Bandwidth|MB/s)", text, re.M) or re.search(
             r"^\s*#\s*Avg Latency\(us\)", text, re.M):
         score += 25
-    if score and re.search(r"^\s*(?:\d+\s+)?\d+\.\d+(?:\s|$)", text, re.M):
+    if score and re.search(r"^\s*(?:[0-9]+\s+)?[0-9]+\.[0-9]+(?:\s|$)", text, re.M):
         score += 10
     return min(score, 95)
 
@@ -759,8 +759,8 @@ def sniff_osu(text: str) -> int:
 _UCX_LEVELS = "FATAL|ERROR|WARN|DIAG|INFO|DEBUG|TRACE|REQ|DATA|ASYNC|FUNC|POLL|PRINT"
 _UCX_LINE_RE = re.compile(r"\bUCX\s+(?P<level>" + _UCX_LEVELS + r")\s+(?P<msg>.*)$")
 _UCX_PREFIX_RE = re.compile(
-    r"^\s*\[(?P<ts>\d+\.\d+)\]\s+\[(?P<host>[^:\]\s]+)\s*:\s*(?P<pid>\d+)\s*:(?P<tid>[^\]]*)\]\s+"
-    r"(?P<src>[\w.+-]+):(?P<srcline>\d+)\s"
+    r"^\s*\[(?P<ts>[0-9]+\.[0-9]+)\]\s+\[(?P<host>[^:\]\s]+)\s*:\s*(?P<pid>[0-9]+)\s*:(?P<tid>[^\]]*)\]\s+"
+    r"(?P<src>[\w.+-]+):(?P<srcline>[0-9]+)\s"
 )
 
 _RDMA_TL_RE = re.compile(r"^(?:rc|ud|dc)(?:_verbs|_mlx5|_x|_v|_gda)?$|^cm$")
@@ -779,10 +779,10 @@ _TL_DEV_RE = re.compile(
 _PSEUDO_DEVS = {"memory", "memory0", "sockaddr", "cuda", "rocm", "ze", "self", "xpmem", "knem", "cma", "posix",
                 "sysv", "gaudi"}
 _NON_DATA_GROUPS = {"ka", "keepalive", "wireup", "cm", "failed"}
-_EP_TYPE_RE = re.compile(r"\b(?P<type>self|intra-node|inter-node)\s+cfg#(?P<idx>\d+)")
-_EP_CFG_OLD_RE = re.compile(r"\bep_cfg\[(?P<idx>\d+)\]\s*:")
+_EP_TYPE_RE = re.compile(r"\b(?P<type>self|intra-node|inter-node)\s+cfg#(?P<idx>[0-9]+)")
+_EP_CFG_OLD_RE = re.compile(r"\bep_cfg\[(?P<idx>[0-9]+)\]\s*:")
 _EP_TABLE_TITLE_RE = re.compile(
-    r"Endpoint Config #(?P<idx>\d+) \((?:[^)]*?)type: (?P<type>self|intra-node|inter-node)\)"
+    r"Endpoint Config #(?P<idx>[0-9]+) \((?:[^)]*?)type: (?P<type>self|intra-node|inter-node)\)"
 )
 _GROUP_RE = re.compile(r"(?P<name>[A-Za-z_]+)\((?P<body>[^()]*)\)")
 _NO_TL_RE = re.compile(r"\bno (?P<criteria>[\w -]+?) transport to (?P<peer>.*?):\s(?P<list>.*)$")
@@ -794,7 +794,7 @@ _UNAVAIL_RE = re.compile(
 _AVAIL_ITEM_RE = re.compile(r"'(?P<name>[^']*)'(?:\((?P<type>[^)]*)\))?")
 
 
-_EP_CFG_CELL_RE = re.compile(r"\bep_cfg\[(?P<idx>\d+)\]\s*\|")
+_EP_CFG_CELL_RE = re.compile(r"\bep_cfg\[(?P<idx>[0-9]+)\]\s*\|")
 
 
 def _classify_ep(tls: set[str]) -> str:
@@ -831,7 +831,7 @@ def _ucx_groups(msg: str) -> list[tuple[str, list[tuple[str, str]]]]:
     return out
 
 
-_COMPACT_PREFIX_RE = re.compile(r"^\s*\[\d+\.\d+\]\s+\[[^\]]*\]\s*")
+_COMPACT_PREFIX_RE = re.compile(r"^\s*\[[0-9]+\.[0-9]+\]\s+\[[^\]]*\]\s*")
 _UNUSED_ENV_RE = re.compile(r"unused (?:env|environment) variables?:\s*(?P<names>.*?)\s*(?:\(set UCX_WARN|$)")
 
 
@@ -914,7 +914,7 @@ def parse_openmpi_ucx_log(text: str) -> Facts:
         if "Assertion" in s and "failed" in s:
             facts["fatal"].append(re.sub(r"^\[[^\]]*\]\s*", "", s).strip())
             recognised += 1
-        elif re.search(r"Caught signal \d+|Fatal error in \w+|^Abort\(\d+\)", s):
+        elif re.search(r"Caught signal [0-9]+|Fatal error in \w+|^Abort\([0-9]+\)", s):
             facts["fatal"].append(s)
 
         if level:
@@ -925,11 +925,11 @@ def parse_openmpi_ucx_log(text: str) -> Facts:
         elif level == "WARN":
             facts["warnings"].append(msg)
 
-        for mdm in re.finditer(r"\bmd\[\d+\]=(?P<md>[\w.\-]+)", msg):
+        for mdm in re.finditer(r"\bmd\[[0-9]+\]=(?P<md>[\w.\-]+)", msg):
             facts["memory_domains"].append(mdm.group("md"))
         if level:
             # "Version 1.10.0" (ucp_context) and "UCP version is 1.12" (ucp_worker) are both printed
-            vm = re.search(r"\bversion(?: is)? (\d+\.\d+(?:\.\d+)?)", msg, re.I)
+            vm = re.search(r"\bversion(?: is)? ([0-9]+\.[0-9]+(?:\.[0-9]+)?)", msg, re.I)
             if vm and facts["version"] is None:
                 facts["version"] = vm.group(1)
             em = re.search(r"UCX_\* env variables?:\s*(.*)$", msg)
@@ -1071,10 +1071,10 @@ def sniff_openmpi_ucx_log(text: str) -> int:
         score += 50
         if ucx_lines >= 3:
             score += 10
-    if re.search(r"\bep_cfg\[\d+\]\s*[:|]|\b(?:self|intra-node|inter-node)\s+cfg#\d+|\bno [\w -]+ transport to\s"
-                 r"|Endpoint Config #\d+ \(.*type: (?:self|intra-node|inter-node)\)", text):
+    if re.search(r"\bep_cfg\[[0-9]+\]\s*[:|]|\b(?:self|intra-node|inter-node)\s+cfg#[0-9]+|\bno [\w -]+ transport to\s"
+                 r"|Endpoint Config #[0-9]+ \(.*type: (?:self|intra-node|inter-node)\)", text):
         score += 40
-    if re.search(r"^\s*\[\d+\.\d+\]\s+\[[^\]]+:\s*\d+\s*:[^\]]*\]\s+[\w.+-]+:\d+\s", text, re.M):
+    if re.search(r"^\s*\[[0-9]+\.[0-9]+\]\s+\[[^\]]+:\s*[0-9]+\s*:[^\]]*\]\s+[\w.+-]+:[0-9]+\s", text, re.M):
         score += 10
     if score and re.search(r"\bucp_\w+|\buct_\w+", text):
         score += 10

@@ -21,6 +21,7 @@ from roce_wizard.parsers.base import (
     body_lines,
     fraction,
     is_bare_command,
+    is_digits,
     is_elision,
     lines,
     prompt_command,
@@ -41,7 +42,7 @@ def _num(value: str | None) -> int | float | None:
     """`25` -> 25, `2.5` -> 2.5, anything else -> None."""
     if value is None:
         return None
-    m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*", value)
+    m = re.fullmatch(r"\s*(-?[0-9]+(?:\.[0-9]+)?)\s*", value)
     if not m:
         return None
     f = float(m.group(1))
@@ -51,17 +52,17 @@ def _num(value: str | None) -> int | float | None:
 def _first_int(value: str | None) -> int | None:
     if value is None:
         return None
-    m = re.match(r"\s*(-?\d+)\b", value)
+    m = re.match(r"\s*(-?[0-9]+)\b", value)
     return int(m.group(1)) if m else None
 
 
 def _name_and_num(value: str) -> tuple[str | None, int | None]:
     """`PORT_ACTIVE (4)` -> ("PORT_ACTIVE", 4); `4: ACTIVE` -> ("ACTIVE", 4)."""
     v = value.strip()
-    m = re.fullmatch(r"(\S+)\s*\((\d+)\)", v)
+    m = re.fullmatch(r"(\S+)\s*\(([0-9]+)\)", v)
     if m:
         return m.group(1), int(m.group(2))
-    m = re.fullmatch(r"(\d+)\s*:\s*(\S+)", v)
+    m = re.fullmatch(r"([0-9]+)\s*:\s*(\S+)", v)
     if m:
         return m.group(2), int(m.group(1))
     return (v or None), None
@@ -83,7 +84,7 @@ def _gid_facts(gid: str) -> dict:
 def _ver_of(gid_type: str | None) -> str | None:
     if not gid_type:
         return None
-    m = re.search(r"\b[vV](\d)\b", gid_type)
+    m = re.search(r"\b[vV]([0-9])\b", gid_type)
     return f"v{m.group(1)}" if m else None
 
 
@@ -102,7 +103,7 @@ _PORT_KEYS = {
     "active_width", "active_speed", "gid_tbl_len", "max_msg_sz", "port_cap_flags", "sm_sl",
 }
 _KV = re.compile(r"^\s*([A-Za-z_][\w ]*?)\s*:\s*(.*)$")
-_GID_LINE = re.compile(r"^\s*GID\[\s*(\d+)\]:\s*(\S+?)\s*(?:,\s*(.+?))?\s*$")
+_GID_LINE = re.compile(r"^\s*GID\[\s*([0-9]+)\]:\s*(\S+?)\s*(?:,\s*(.+?))?\s*$")
 
 
 def parse_ibv_devinfo(text: str) -> Facts:
@@ -119,7 +120,7 @@ def parse_ibv_devinfo(text: str) -> Facts:
         if not ln.strip() or is_elision(ln) or prompt_command(ln) is not None:
             in_list = False
             continue
-        if re.match(r"^\s*\d+\s+HCAs?\s+found:", ln):
+        if re.match(r"^\s*[0-9]+\s+HCAs?\s+found:", ln):
             in_list = True
             continue
         if in_list:
@@ -144,7 +145,7 @@ def parse_ibv_devinfo(text: str) -> Facts:
             continue
         if dev is None:
             continue
-        m = re.match(r"^\s*port:\s*(\d+)\s*$", ln)
+        m = re.match(r"^\s*port:\s*([0-9]+)\s*$", ln)
         if m:
             port = {"port": int(m.group(1)), "gids": []}
             dev["ports"].append(port)
@@ -191,7 +192,7 @@ def _ibv_device(d: dict, warnings: list[str]) -> dict:
     transport, transport_num = None, None
     raw = d.get("transport")
     if raw:
-        m = re.fullmatch(r"(\S+)(?: \((\d+)\))?", raw)
+        m = re.fullmatch(r"(\S+)(?: \(([0-9]+)\))?", raw)
         if m:
             transport, transport_num = m.group(1), to_int(m.group(2))
         else:
@@ -230,7 +231,7 @@ def sniff_ibv_devinfo(text: str) -> int:
         return 95
     if has_hca:
         return 70
-    if any(re.match(r"^\s*\d+\s+HCAs?\s+found:", ln) for ln in ls):
+    if any(re.match(r"^\s*[0-9]+\s+HCAs?\s+found:", ln) for ln in ls):
         return 70
     if any("No IB devices found" in ln for ln in ls):
         return 50
@@ -241,21 +242,21 @@ def sniff_ibv_devinfo(text: str) -> int:
 # show_gids
 
 _SG_HEADER = re.compile(r"^\s*DEV\s+PORT\s+INDEX\s+GID\b")
-_SG_FOOTER = re.compile(r"n_gids_+found=(\d+)")
-_IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
-_GIDISH = re.compile(r"^[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?::\d{1,3}(?:\.\d{1,3}){3})?$")
+_SG_FOOTER = re.compile(r"n_gids_+found=([0-9]+)")
+_IPV4 = re.compile(r"^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$")
+_GIDISH = re.compile(r"^[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?::[0-9]{1,3}(?:\.[0-9]{1,3}){3})?$")
 
 
 def _show_gids_row(ln: str) -> dict | None:
     tok = ln.split()
-    if len(tok) < 4 or not tok[1].isdigit() or not tok[2].isdigit() or not _GIDISH.match(tok[3]):
+    if len(tok) < 4 or not is_digits(tok[1]) or not is_digits(tok[2]) or not _GIDISH.match(tok[3]):
         return None
     row = {"dev": tok[0], "port": int(tok[1]), "index": int(tok[2]), "gid": tok[3],
            "ipv4": None, "ver": None, "netdev": None}
     rest = tok[4:]
     if rest and _IPV4.match(rest[0]):
         row["ipv4"] = rest.pop(0)
-    if rest and re.fullmatch(r"[vV]\d", rest[0]):
+    if rest and re.fullmatch(r"[vV][0-9]", rest[0]):
         row["ver"] = rest.pop(0).lower()
     if rest:
         row["netdev"] = rest.pop(0)
@@ -307,12 +308,12 @@ def sniff_show_gids(text: str) -> int:
 _I2N_VERBOSE = re.compile(
     r"^\s*(?P<pci>[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])?\s*(?P<dev>\S+)\s+"
     r"\((?P<devid>[^)]*?)\s+-\s+(?P<partid>[^)]*?)\)\s*(?P<desc>.*?)\s*\bfw\s+(?P<fw>\S+)\s+"
-    r"port\s+(?P<port>\d+)\s+\((?P<pstate>[^)]*)\)\s+==>\s+(?P<netdev>\S*)\s*\((?P<state>[^)]*)\)\s*$"
+    r"port\s+(?P<port>[0-9]+)\s+\((?P<pstate>[^)]*)\)\s+==>\s+(?P<netdev>\S*)\s*\((?P<state>[^)]*)\)\s*$"
 )
 _I2N_PLAIN = re.compile(
-    r"^\s*(?P<dev>\S+)\s+port\s+(?P<port>\d+)\s+==>\s+(?P<netdev>\S+)\s+\((?P<state>[^)]*)\)\s*$"
+    r"^\s*(?P<dev>\S+)\s+port\s+(?P<port>[0-9]+)\s+==>\s+(?P<netdev>\S+)\s+\((?P<state>[^)]*)\)\s*$"
 )
-_I2N_OLD = re.compile(r"^\s*(?P<dev>\S+)\s+port\s+(?P<port>\d+)\s+<===>\s+(?P<netdev>\S+)\s*$")
+_I2N_OLD = re.compile(r"^\s*(?P<dev>\S+)\s+port\s+(?P<port>[0-9]+)\s+<===>\s+(?P<netdev>\S+)\s*$")
 
 
 def _netdev_or_none(name: str | None) -> str | None:
@@ -366,7 +367,7 @@ def sniff_ibdev2netdev(text: str) -> int:
 # rdma link show
 
 _RL_LINE = re.compile(
-    r"^\s*(?:(?P<idx>\d+)/(?P<iport>\d+):\s+)?(?:link\s+)?(?P<dev>[^\s/:]+)/(?P<port>\d+):?\s+(?P<rest>.*)$"
+    r"^\s*(?:(?P<idx>[0-9]+)/(?P<iport>[0-9]+):\s+)?(?:link\s+)?(?P<dev>[^\s/:]+)/(?P<port>[0-9]+):?\s+(?P<rest>.*)$"
 )
 _RL_KEYS = {"state", "physical_state", "netdev", "netdev_index", "subnet_prefix", "lid", "sm_lid",
             "lmc", "type", "parent"}
@@ -440,7 +441,7 @@ def parse_ibstat(text: str) -> Facts:
             devices.append(dev)
             port = None
             continue
-        m = re.match(r"^\s*Port\s+(\d+):\s*$", ln)
+        m = re.match(r"^\s*Port\s+([0-9]+):\s*$", ln)
         if m:
             if dev is None:
                 dev = {"hca_id": None, "ports": []}
@@ -474,7 +475,7 @@ def parse_ibstat(text: str) -> Facts:
 def sniff_ibstat(text: str) -> int:
     ls = lines(text)
     ca = any(re.match(r"^\s*CA:?\s+'[^']+'", ln) for ln in ls)
-    detail = any(re.match(r"^\s*(?:CA type|Port \d+|Physical state|Link layer):", ln) for ln in ls)
+    detail = any(re.match(r"^\s*(?:CA type|Port [0-9]+|Physical state|Link layer):", ln) for ln in ls)
     if ca and detail:
         return 95
     return 60 if ca else 0
@@ -483,7 +484,7 @@ def sniff_ibstat(text: str) -> int:
 # ---------------------------------------------------------------------------------------------
 # ibstatus (the infiniband-diags script)
 
-_IBSTATUS_HEAD = re.compile(r"^\s*Infiniband device '([^']+)' port (\d+) status:")
+_IBSTATUS_HEAD = re.compile(r"^\s*Infiniband device '([^']+)' port ([0-9]+) status:")
 
 
 def parse_ibstatus(text: str) -> Facts:
@@ -505,7 +506,7 @@ def parse_ibstatus(text: str) -> Facts:
         elif key == "phys_state":
             port["physical_state"], port["physical_state_num"] = _name_and_num(value)
         elif key == "rate":
-            r = re.match(r"([\d.]+)\s*Gb/sec", value)
+            r = re.match(r"([0-9.]+)\s*Gb/sec", value)
             port["rate"] = _num(r.group(1)) if r else None
             port["rate_text"] = value
         elif key in ("base_lid", "sm_lid"):
@@ -591,8 +592,8 @@ def sniff_cma_roce_mode(text: str) -> int:
 # ---------------------------------------------------------------------------------------------
 # roce_tc_sysfs (/sys/class/infiniband/<dev>/tc/<n>/traffic_class, MLNX_OFED)
 
-_TC_PATH = re.compile(r"/sys/class/infiniband/([^/\s]+)/tc/(\d+)/traffic_class")
-_TC_VALUE = re.compile(r"^\s*Global tclass=(\d+)\s*$")
+_TC_PATH = re.compile(r"/sys/class/infiniband/([^/\s]+)/tc/([0-9]+)/traffic_class")
+_TC_VALUE = re.compile(r"^\s*Global tclass=([0-9]+)\s*$")
 _CAT_ERROR = re.compile(r"^\s*cat:\s*(\S+):\s*(.+)$")
 
 
@@ -609,7 +610,7 @@ def parse_roce_tc_sysfs(text: str) -> Facts:
             current = None
             path = _TC_PATH.search(cmd)
             if re.search(r"\becho\b", cmd) and ">" in cmd:
-                m = re.search(r"\becho\s+(?:-n\s+)?['\"]?(\d+)", cmd)
+                m = re.search(r"\becho\s+(?:-n\s+)?['\"]?([0-9]+)", cmd)
                 writes.append({"value": int(m.group(1)) if m else None,
                                "path": path.group(0) if path else None})
             elif re.search(r"\bcat\b", cmd) and path:
@@ -673,7 +674,7 @@ def sniff_roce_tc_sysfs(text: str) -> int:
 # ofed_info
 
 _OFED_LINE = re.compile(
-    r"^\s*(?P<prefix>[A-Za-z][\w]*(?:-[A-Za-z][\w]*)*)-(?P<ver>\d+(?:\.\d+)+(?:-[\w.]+)*?)"
+    r"^\s*(?P<prefix>[A-Za-z][\w]*(?:-[A-Za-z][\w]*)*)-(?P<ver>[0-9]+(?:\.[0-9]+)+(?:-[\w.]+)*?)"
     r"(?:\s*\((?P<base>[^)]*)\))?\s*:?\s*$"
 )
 _OFED_FLAVORS = {"MLNX_OFED_LINUX": "MLNX_OFED", "MLNX_EN": "MLNX_EN", "mlnx-en": "MLNX_EN",
@@ -692,7 +693,7 @@ def parse_ofed_info(text: str) -> Facts:
             if m.group("base"):
                 facts["base"] = m.group("base")
             return facts
-        m = re.fullmatch(r"\s*(\d+\.\d+-[\d.]+)\s*", ln)  # ofed_info -n
+        m = re.fullmatch(r"\s*([0-9]+\.[0-9]+-[0-9.]+)\s*", ln)  # ofed_info -n
         if m:
             return {"version": m.group(1), "flavor": None, "raw": ln.strip()}
     raise ParseError("ofed_info", "no `<FLAVOR>-<version>:` line found")
@@ -713,11 +714,11 @@ def sniff_ofed_info(text: str) -> int:
 # ---------------------------------------------------------------------------------------------
 # hw_counters (`cat /sys/class/infiniband/<dev>/ports/<p>/hw_counters/<name>`, `grep -H`, …)
 
-_HWC_PATH = re.compile(r"/sys/class/infiniband/([^/\s]+)/ports/(\d+)/(?:hw_)?counters/([\w*?\[\]-]+)")
-_HWC_GREP = re.compile(r"^\s*(?P<path>/\S+?):\s*(?P<v>-?\d+)\s*$")
+_HWC_PATH = re.compile(r"/sys/class/infiniband/([^/\s]+)/ports/([0-9]+)/(?:hw_)?counters/([\w*?\[\]-]+)")
+_HWC_GREP = re.compile(r"^\s*(?P<path>/\S+?):\s*(?P<v>-?[0-9]+)\s*$")
 # `name: 12`, `name=12`, `name 12` (a `for f in *; do echo $f $(cat $f); done` listing)
-_HWC_NAMED = re.compile(r"^\s*(?P<name>[A-Za-z_][\w-]*)(?:\s*[:=]\s*|\s+)(?P<v>-?\d+)\s*$")
-_HWC_VALUE = re.compile(r"^\s*(-?\d+)\s*$")
+_HWC_NAMED = re.compile(r"^\s*(?P<name>[A-Za-z_][\w-]*)(?:\s*[:=]\s*|\s+)(?P<v>-?[0-9]+)\s*$")
+_HWC_VALUE = re.compile(r"^\s*(-?[0-9]+)\s*$")
 
 
 def parse_hw_counters(text: str) -> Facts:
@@ -811,7 +812,7 @@ def sniff_hw_counters(text: str) -> int:
 # ---------------------------------------------------------------------------------------------
 # rdma statistic show
 
-_RS_LINE = re.compile(r"^\s*(?:\d+/\d+:\s+)?link\s+(?P<dev>[^\s/]+)/(?P<port>\d+):?\s*(?P<rest>.*)$")
+_RS_LINE = re.compile(r"^\s*(?:[0-9]+/[0-9]+:\s+)?link\s+(?P<dev>[^\s/]+)/(?P<port>[0-9]+):?\s*(?P<rest>.*)$")
 
 
 def _pairs(tokens: list[str]) -> tuple[dict[str, int], dict[str, str]]:
@@ -819,7 +820,7 @@ def _pairs(tokens: list[str]) -> tuple[dict[str, int], dict[str, str]]:
     attrs: dict[str, str] = {}
     for i in range(0, len(tokens) - 1, 2):
         name, value = tokens[i], tokens[i + 1]
-        if re.fullmatch(r"-?\d+", value):
+        if re.fullmatch(r"-?[0-9]+", value):
             counters[name] = int(value)
         else:
             attrs[name] = value
@@ -872,7 +873,7 @@ _SIZE_UNITS = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
 
 
 def _size(value: str) -> int | None:
-    m = re.search(r"(\d+)\s*([KMG]?)\b", value)
+    m = re.search(r"([0-9]+)\s*([KMG]?)\b", value)
     return int(m.group(1)) * _SIZE_UNITS[m.group(2)] if m else None
 
 
@@ -914,11 +915,11 @@ def parse_ucx_info(text: str) -> Facts:
         key, value = m.group(1).strip(), m.group(2).strip()
         if key == "Device":
             dev["device"] = value
-            d = re.fullmatch(r"(\S+):(\d+)", value)
+            d = re.fullmatch(r"(\S+):([0-9]+)", value)
             if d:
                 dev["ib_device"], dev["port"] = d.group(1), int(d.group(2))
         elif key == "System device":
-            d = re.match(r"(\S+)(?:\s*\((\d+)\))?", value)
+            d = re.match(r"(\S+)(?:\s*\(([0-9]+)\))?", value)
             dev["system_device"] = d.group(1) if d else value
         elif key == "Type":
             dev["type"] = value
@@ -930,16 +931,16 @@ def parse_ucx_info(text: str) -> Facts:
         caps = d["caps"]
         bw = caps.get("bandwidth")
         if bw:
-            m = re.match(r"([\d.]+)/ppn\s*\+\s*([\d.]+)\s*MB/sec", bw)
+            m = re.match(r"([0-9.]+)/ppn\s*\+\s*([0-9.]+)\s*MB/sec", bw)
             if m:
                 d["bandwidth_mbs"] = float(m.group(1)) + float(m.group(2))
             else:
-                m = re.match(r"([\d.]+)\s*MB/sec", bw)
+                m = re.match(r"([0-9.]+)\s*MB/sec", bw)
                 d["bandwidth_mbs"] = float(m.group(1)) if m else None
             d["bandwidth"] = bw
         lat = caps.get("latency")
         if lat:
-            m = re.match(r"([\d.]+)", lat)
+            m = re.match(r"([0-9.]+)", lat)
             d["latency_ns"] = _num(m.group(1)) if m else None
             d["latency"] = lat
         if "device priority" in caps:

@@ -107,8 +107,8 @@ def sniff_redfish_bios(text: str) -> int:
 # dmar0 (Intel), ivhd0 (AMD), smmu3.0x0000000009050000 (Arm), others by their device name
 _UNIT = re.compile(r"^[A-Za-z0-9][\w.:-]{0,63}(?<!:)$")
 _NO_DIR = re.compile(r"^ls: (?:cannot access )?'?/sys/class/iommu/?'?: No such file or directory$")
-_TOTAL = re.compile(r"^total \d+$")
-_LONG = re.compile(r"^[l-][rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+.+?\s(?P<name>\S+)(?:\s+->\s+\S+)?$")
+_TOTAL = re.compile(r"^total [0-9]+$")
+_LONG = re.compile(r"^[l-][rwxsStT-]{9}[.+@]?\s+[0-9]+\s+\S+\s+\S+\s+[0-9]+\s+.+?\s(?P<name>\S+)(?:\s+->\s+\S+)?$")
 
 
 def _listing(text: str) -> list[tuple[int, str]]:
@@ -147,7 +147,7 @@ def sniff_sysfs_iommu(text: str) -> int:
         long = _LONG.match(ln.strip())
         if not _TOTAL.match(ln.strip()):
             names += [long.group("name")] if long else ln.split()
-    if all(re.match(r"^(?:dmar|ivhd)\d+$", name) for name in names):
+    if all(re.match(r"^(?:dmar|ivhd)[0-9]+$", name) for name in names):
         return 90 if mentions else 70
     if mentions and all(_UNIT.match(name) for name in names):
         return 60

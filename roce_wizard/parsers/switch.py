@@ -29,7 +29,7 @@ import json
 import re
 from typing import Any
 
-from roce_wizard.parsers.base import Facts, ParseError, Parser, is_elision, lines, to_bool, to_int
+from roce_wizard.parsers.base import Facts, ParseError, Parser, is_digits, is_elision, lines, to_bool, to_int
 
 __all__ = ["PARSERS", "port_key", "switch_prompt_command"]
 
@@ -52,7 +52,7 @@ def switch_prompt_command(line: str) -> tuple[str | None, str] | None:
         return None
     host = m.group("host")
     # a data line is not a prompt: the host part of a prompt has no spaces and is never all digits
-    if host.isdigit():
+    if is_digits(host):
         return None
     return m.group("mode"), m.group("cmd").strip()
 
@@ -66,7 +66,7 @@ def port_key(name: str | None) -> tuple[str, tuple[int, ...]] | None:
     m = _TYPE_WORD.match(s)
     word = m.group(1).lower() if m else ""
     rest = s[m.end():] if m else s
-    if not re.fullmatch(r"\d+(?:[/.:]\d+)*", rest):
+    if not re.fullmatch(r"[0-9]+(?:[/.:][0-9]+)*", rest):
         return None
     kind = {"ethernet": "eth", "ether": "eth", "eth": "eth", "et": "eth", "e": "eth", "": "eth",
             "port-channel": "po", "po": "po", "mlag-port-channel": "mpo", "management": "mgmt"}.get(word, word)
@@ -77,7 +77,7 @@ def _ints(text: str | None) -> list[int]:
     """`3`, `3,4`, `3 4`, `0-2,4` -> ints (0..63); `-` / empty -> []."""
     out: list[int] = []
     for part in re.split(r"[,\s]+", (text or "").strip()):
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        m = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", part)
         if m:
             a, b = int(m.group(1)), int(m.group(2) or m.group(1))
             out.extend(range(a, b + 1) if a <= b else [])
@@ -116,7 +116,7 @@ def _onoff(value: str | None) -> bool | None:
 # --------------------------------------------------------------------------------------------
 # EOS `show priority-flow-control`
 
-_EOS_PORT = r"(?:Et|Ethernet|Po|Port-Channel)\d[\w/.]*"
+_EOS_PORT = r"(?:Et|Ethernet|Po|Port-Channel)[0-9][\w/.]*"
 _EOS_PFC_ROW = re.compile(rf"^\s*(?P<port>{_EOS_PORT})\s+(?P<rest>.*)$")
 
 
@@ -152,7 +152,7 @@ def parse_arista_pfc(text: str) -> Facts:
         if tokens and tokens[0] == "-":
             tokens.pop(0)
         else:
-            while tokens and re.fullmatch(r"\d(?:,\d)*", tokens[0]):
+            while tokens and re.fullmatch(r"[0-9](?:,[0-9])*", tokens[0]):
                 prios.extend(_ints(tokens.pop(0)))
         note = re.search(r"\s((?:DCBX|PFC|Watchdog|LLDP)\b[^/]*?)\s*$", m.group("rest"))
         facts["ports"].append({"port": m.group("port"), "enabled": "E" in flags and "D" not in flags,
@@ -195,7 +195,7 @@ def parse_eos_qos_interfaces(text: str) -> Facts:
             cur["trust_raw"] = m.group(1)
             cur["trust"] = _TRUST.get(m.group(1).lower(), m.group(1).lower())
             continue
-        m = re.match(r"^\s*Default (COS|DSCP)\s*:\s*(\d+)", ln)
+        m = re.match(r"^\s*Default (COS|DSCP)\s*:\s*([0-9]+)", ln)
         if m:
             cur[f"default_{m.group(1).lower()}"] = int(m.group(2))
             continue
@@ -250,21 +250,21 @@ def parse_eos_interfaces(text: str) -> Facts:
         if m:
             cur["description"] = m.group(1)
             continue
-        m = re.match(r"^IP MTU (\d+) bytes(?:\s*\(Ethernet MTU (\d+) bytes\))?", s)
+        m = re.match(r"^IP MTU ([0-9]+) bytes(?:\s*\(Ethernet MTU ([0-9]+) bytes\))?", s)
         if m:
             cur["ip_mtu"] = int(m.group(1))
             if m.group(2):
                 cur["ethernet_mtu"] = int(m.group(2))
             cur["routed"] = True
             continue
-        m = re.match(r"^Ethernet MTU (\d+) bytes", s)
+        m = re.match(r"^Ethernet MTU ([0-9]+) bytes", s)
         if m:
             cur["ethernet_mtu"] = int(m.group(1))
             continue
-        if re.match(r"^Internet address is \d", s):
+        if re.match(r"^Internet address is [0-9]", s):
             cur["routed"] = True
             continue
-        m = re.match(r"^(\d+) PAUSE (input|output)", s)
+        m = re.match(r"^([0-9]+) PAUSE (input|output)", s)
         if m:
             cur[f"pause_{m.group(2)}"] = int(m.group(1))
     if not interfaces:
@@ -277,7 +277,7 @@ def parse_eos_interfaces(text: str) -> Facts:
 
 
 def sniff_eos_interfaces(text: str) -> int:
-    if _has(text, r"^\S+ is [\w ,-]+, line protocol is \w+", r"^\s+(Ethernet|IP) MTU \d+ bytes"):
+    if _has(text, r"^\S+ is [\w ,-]+, line protocol is \w+", r"^\s+(Ethernet|IP) MTU [0-9]+ bytes"):
         return 90
     if _has(text, r"^\s+Hardware is Ethernet, address is"):
         return 70
@@ -298,7 +298,7 @@ def parse_eos_interfaces_status(text: str) -> Facts:
         if re.match(r"^\s*Port\s+Name\s+Status\s+Vlan", ln):
             header = True
             continue
-        m = re.match(rf"^\s*({_EOS_PORT}|Ma\d\S*|Management\S+)\s+(.*)$", ln)
+        m = re.match(rf"^\s*({_EOS_PORT}|Ma[0-9]\S*|Management\S+)\s+(.*)$", ln)
         if not m:
             continue
         tokens = m.group(2).split()
@@ -330,7 +330,7 @@ def sniff_eos_interfaces_status(text: str) -> int:
 def parse_eos_flowcontrol(text: str) -> Facts:
     ports = []
     for ln in _output_lines(text):
-        m = re.match(rf"^\s*({_EOS_PORT})\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+(\d+))?(?:\s+(\d+))?\s*$", ln)
+        m = re.match(rf"^\s*({_EOS_PORT})\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+([0-9]+))?(?:\s+([0-9]+))?\s*$", ln)
         if not m:
             continue
         send_admin, send_oper, rx_admin, rx_oper = (m.group(i).lower() for i in (2, 3, 4, 5))
@@ -357,10 +357,10 @@ def sniff_eos_flowcontrol(text: str) -> int:
 def _map_rows(block: list[str], key_word: str, value_word: str) -> dict[int, int]:
     keys = vals = None
     for ln in block:
-        m = re.match(rf"^\s*{key_word}\s*:\s*([\d\s]+)$", ln)
+        m = re.match(rf"^\s*{key_word}\s*:\s*([0-9\s]+)$", ln)
         if m:
             keys = [int(x) for x in m.group(1).split()]
-        m = re.match(rf"^\s*{value_word}\s*:\s*([\d\s]+)$", ln)
+        m = re.match(rf"^\s*{value_word}\s*:\s*([0-9\s]+)$", ln)
         if m:
             vals = [int(x) for x in m.group(1).split()]
     if keys is None or vals is None:
@@ -384,7 +384,7 @@ def parse_eos_qos_maps(text: str) -> Facts:
     if "dscp tc map" in sections:
         grid: dict[int, int] = {}
         for ln in sections["dscp tc map"]:
-            m = re.match(r"^\s*(\d)\s*:\s+([\d\s]+)$", ln)
+            m = re.match(r"^\s*([0-9])\s*:\s+([0-9\s]+)$", ln)
             if m:
                 for i, v in enumerate(m.group(2).split()):
                     grid[int(m.group(1)) * 10 + i] = int(v)
@@ -436,7 +436,7 @@ def _eos_config_commands(text: str) -> list[tuple[str | None, int, str]]:
 def _eos_if_name(spec: str) -> str:
     """`ethernet 1/1-3/4`, `Et1/1-3/4` (the prompt's label) and `Ethernet1/1-3/4` name one thing."""
     spec = re.sub(r"\s+", "", spec.strip())
-    m = re.match(r"^(ethernet|ether|eth|et)(?=\d)", spec, re.IGNORECASE)
+    m = re.match(r"^(ethernet|ether|eth|et)(?=[0-9])", spec, re.IGNORECASE)
     return "Ethernet" + spec[m.end():] if m else spec
 
 
@@ -455,7 +455,7 @@ def parse_eos_running_config(text: str) -> Facts:
     for mode, indent, cmd in _eos_config_commands(text):
         low = re.sub(r"\s+", " ", cmd.lower())
         if mode is not None:  # typed at a prompt: the prompt says where
-            m = re.match(r"^config(?:-s-[^-]+)?-if-(.+?)(?:-txq-(\d))?$", mode)
+            m = re.match(r"^config(?:-s-[^-]+)?-if-(.+?)(?:-txq-([0-9]))?$", mode)
             if m:
                 cur = interfaces.setdefault(_eos_if_name(m.group(1)), _eos_new_if())
                 txq = (int(m.group(2)), -1) if m.group(2) else None
@@ -474,14 +474,14 @@ def parse_eos_running_config(text: str) -> Facts:
             txq = None
             seen = True
             continue
-        m = re.match(r"^qos map dscp ([\d ]+) to traffic-class (\d)$", low)
+        m = re.match(r"^qos map dscp ([0-9 ]+) to traffic-class ([0-9])$", low)
         if m:
             for d in _ints(m.group(1)):
                 dscp_tc[d] = int(m.group(2))
             seen = True
             continue
         target = cur if cur is not None else glob
-        m = re.match(r"^tx-queue (\d)$", low)
+        m = re.match(r"^tx-queue ([0-9])$", low)
         if m:
             txq = (int(m.group(1)), indent if mode is None else -1)
             continue
@@ -494,7 +494,7 @@ def parse_eos_running_config(text: str) -> Facts:
             target["pfc_enabled"] = not m.group(1) and m.group(2) != "off"
             seen = True
             continue
-        m = re.match(r"^(no )?priority-flow-control priority (\d+)(?: (no-drop|drop))?$", low)
+        m = re.match(r"^(no )?priority-flow-control priority ([0-9]+)(?: (no-drop|drop))?$", low)
         if m:
             prio = int(m.group(2))
             if prio <= 7:
@@ -510,7 +510,7 @@ def parse_eos_running_config(text: str) -> Facts:
             target["trust"] = "pcp" if m.group(1) or m.group(2) == "cos" else "dscp"
             seen = True
             continue
-        m = re.match(r"^mtu (\d+)$", low)
+        m = re.match(r"^mtu ([0-9]+)$", low)
         if m:
             target["mtu"] = int(m.group(1))
             seen = True
@@ -537,9 +537,9 @@ def parse_eos_running_config(text: str) -> Facts:
 def sniff_eos_running_config(text: str) -> int:
     if _has(text, r"^! Command: show running-config") or _has(text, r"^! device: .*EOS-"):
         return 90
-    if _has(text, r"\(config[^)]*\)#\s*priority-flow-control (mode on|on|priority \d+ no-drop)"):
+    if _has(text, r"\(config[^)]*\)#\s*priority-flow-control (mode on|on|priority [0-9]+ no-drop)"):
         return 85
-    if _has(text, r"^\s+priority-flow-control priority \d+ no-drop") and _has(text, r"^interface \S"):
+    if _has(text, r"^\s+priority-flow-control priority [0-9]+ no-drop") and _has(text, r"^interface \S"):
         return 80
     return 0
 
@@ -548,7 +548,8 @@ def sniff_eos_running_config(text: str) -> int:
 # Onyx `show dcb priority-flow-control`
 
 
-def _onyx_port_row(port: str, admin: str | None, oper: str | None) -> dict[str, Any]:
+def _onyx_port_row(port: str, admin: Any, oper: Any) -> dict[str, Any]:
+    admin, oper = (v if isinstance(v, str) else None for v in (admin, oper))  # another type: unknown
     return {"port": port, "admin": admin, "oper": oper, "enabled": (oper or "").lower() == "enabled"}
 
 
@@ -592,7 +593,7 @@ def parse_onyx_pfc(text: str) -> Facts:
         if m:
             facts["disabled_priorities"] = _ints(m.group(1))
             continue
-        m = re.match(r"^\s*((?:Eth|Po|Mpo)\d[\w/]*)\s+(\S+)\s+(\S+)\s*$", ln)
+        m = re.match(r"^\s*((?:Eth|Po|Mpo)[0-9][\w/]*)\s+(\S+)\s+(\S+)\s*$", ln)
         if m:
             facts["ports"].append(_onyx_port_row(m.group(1), m.group(2), m.group(3)))
             seen = True
@@ -612,7 +613,7 @@ def sniff_onyx_pfc(text: str) -> int:
 
 
 def _onyx_mtu(value: str | None) -> tuple[int | None, int | None]:
-    m = re.match(r"^\s*(\d+)\s*bytes(?:\s*\(Maximum packet size (\d+) bytes\))?", value or "")
+    m = re.match(r"^\s*([0-9]+)\s*bytes(?:\s*\(Maximum packet size ([0-9]+) bytes\))?", value or "")
     return (int(m.group(1)), to_int(m.group(2))) if m else (None, None)
 
 
@@ -622,7 +623,7 @@ def _onyx_interface(port: str, fields: dict[str, str]) -> dict[str, Any]:
     rx = re.search(r"receive (on|off)", fc)
     tx = re.search(r"send (on|off)", fc)
     desc = fields.get("Description")
-    kind = "ethernet" if re.match(r"^(Eth|Ethernet)\s*\d", port) else port.split()[0].lower()
+    kind = "ethernet" if re.match(r"^(Eth|Ethernet)\s*[0-9]", port) else port.split()[0].lower()
     return {
         "port": port, "type": kind,
         "admin_up": to_bool(fields.get("Admin state")), "link_up": to_bool(fields.get("Operational state")),
@@ -652,7 +653,7 @@ def parse_onyx_interfaces(text: str) -> Facts:
             interfaces.append(_onyx_interface(port, fields))
 
     for ln in _output_lines(text):
-        m = re.match(r"^((?:Eth|Ethernet|Po|Mpo|Vlan|mgmt)\s?\d[\w/ ]*?)\s*:?\s*$", ln)
+        m = re.match(r"^((?:Eth|Ethernet|Po|Mpo|Vlan|mgmt)\s?[0-9][\w/ ]*?)\s*:?\s*$", ln)
         if m and not ln.startswith(" "):
             flush()
             port, fields = m.group(1).strip(), {}
@@ -669,7 +670,7 @@ def parse_onyx_interfaces(text: str) -> Facts:
 
 
 def sniff_onyx_interfaces(text: str) -> int:
-    if _has(text, r"MTU\"?\s*:\s*\"?\d+ bytes\s*\(Maximum packet size"):
+    if _has(text, r"MTU\"?\s*:\s*\"?[0-9]+ bytes\s*\(Maximum packet size"):
         return 92
     if _has(text, r"Flow-control\"?\s*:\s*\"?receive (on|off) send (on|off)"):
         return 90
@@ -684,7 +685,7 @@ def parse_onyx_qos_interface(text: str) -> Facts:
     interfaces: list[dict[str, Any]] = []
     cur: dict[str, Any] | None = None
     for ln in _output_lines(text):
-        m = re.match(r"^\s*(?:Interface\s+)?((?:Eth|Ethernet|Po|Mpo)\s?\d[\w/]*)\s*:?\s*$", ln)
+        m = re.match(r"^\s*(?:Interface\s+)?((?:Eth|Ethernet|Po|Mpo)\s?[0-9][\w/]*)\s*:?\s*$", ln)
         if m:
             cur = {"port": m.group(1), "trust": None}
             interfaces.append(cur)
@@ -696,7 +697,7 @@ def parse_onyx_qos_interface(text: str) -> Facts:
             cur["trust_raw"] = m.group(1)
             cur["trust"] = _TRUST.get(m.group(1).lower(), m.group(1).lower())
             continue
-        m = re.match(r"^\s*Default switch-priority\s*:\s*(\d+)", ln)
+        m = re.match(r"^\s*Default switch-priority\s*:\s*([0-9]+)", ln)
         if m:
             cur["default_switch_priority"] = int(m.group(1))
     interfaces = [i for i in interfaces if i["trust"] is not None]
@@ -715,10 +716,10 @@ def sniff_onyx_qos_interface(text: str) -> int:
 
 def _expand_onyx_ports(spec: str) -> list[str]:
     """`1/1` -> [Eth1/1]; `1/1-1/4` -> Eth1/1..Eth1/4 (same prefix); anything else as printed."""
-    m = re.fullmatch(r"(\d+(?:/\d+)*)/(\d+)-(?:\1/)?(\d+)", spec)
+    m = re.fullmatch(r"([0-9]+(?:/[0-9]+)*)/([0-9]+)-(?:\1/)?([0-9]+)", spec)
     if m:
         return [f"Eth{m.group(1)}/{n}" for n in range(int(m.group(2)), int(m.group(3)) + 1)]
-    if re.fullmatch(r"\d+(?:/\d+)+", spec):
+    if re.fullmatch(r"[0-9]+(?:/[0-9]+)+", spec):
         return [f"Eth{spec}"]
     return [spec]
 
@@ -774,7 +775,7 @@ def parse_onyx_running_config(text: str) -> Facts:
             facts["pfc_enabled"] = not m.group(1)
             seen = True
             continue
-        m = re.match(r"^(no )?dcb priority-flow-control priority (\d+)(?: enable)?$", low)
+        m = re.match(r"^(no )?dcb priority-flow-control priority ([0-9]+)(?: enable)?$", low)
         if m:
             prio = int(m.group(2))
             if prio > 7:
@@ -785,7 +786,7 @@ def parse_onyx_running_config(text: str) -> Facts:
                 facts["pfc_priorities"] = sorted(set(facts["pfc_priorities"]) | {prio})
             seen = True
             continue
-        m = re.match(r"^(no )?qos map dscp-to-switch-priority dscp ([\d ,-]+) switch-priority (\d)$", low)
+        m = re.match(r"^(no )?qos map dscp-to-switch-priority dscp ([0-9 ,-]+) switch-priority ([0-9])$", low)
         if m:
             for d in _ints(m.group(2)):
                 if m.group(1):
@@ -809,7 +810,7 @@ def parse_onyx_running_config(text: str) -> Facts:
                 i["trust"] = "pcp" if m.group(1) else _TRUST.get(m.group(2) or "l2", "pcp")
             seen = True
             continue
-        m = re.match(r"^mtu (\d+)(?: force)?$", low)
+        m = re.match(r"^mtu ([0-9]+)(?: force)?$", low)
         if m:
             for i in per:
                 i["mtu"] = int(m.group(1))
@@ -822,7 +823,7 @@ def parse_onyx_running_config(text: str) -> Facts:
                     not m.group(1) and m.group(3) == "on")
             seen = True
             continue
-        m = re.match(r"^(no )?traffic-class (\d)(?: congestion-control(?: (ecn|red|both))?.*)?$", low)
+        m = re.match(r"^(no )?traffic-class ([0-9])(?: congestion-control(?: (ecn|red|both))?.*)?$", low)
         if m:
             tc = int(m.group(2))
             for i in per:
@@ -852,9 +853,9 @@ def parse_onyx_running_config(text: str) -> Facts:
 def sniff_onyx_running_config(text: str) -> int:
     if _has(text, r"^## Running database") or _has(text, r"^\s*## (DCBX PFC|Interface Ethernet) configuration"):
         return 92
-    if _has(text, r"dcb priority-flow-control (enable|priority \d)"):
+    if _has(text, r"dcb priority-flow-control (enable|priority [0-9])"):
         return 88
-    if _has(text, r"^\s*interface ethernet \d+/\d+\S* (qos trust|mtu \d+ force|dcb priority-flow-control)"):
+    if _has(text, r"^\s*interface ethernet [0-9]+/[0-9]+\S* (qos trust|mtu [0-9]+ force|dcb priority-flow-control)"):
         return 85
     return 0
 
@@ -924,7 +925,7 @@ def parse_os10_running_config(text: str) -> Facts:
         kind, name = block
         if kind == "interface":
             i = interfaces[name]
-            m = re.match(r"^mtu (\d+)$", s)
+            m = re.match(r"^mtu ([0-9]+)$", s)
             if m:
                 i["mtu"] = int(m.group(1))
             elif (m := re.match(r"^(no )?flowcontrol (receive|transmit)(?: (on|off))?$", s)):
@@ -946,7 +947,7 @@ def parse_os10_running_config(text: str) -> Facts:
             elif (m := re.match(r"^description \"?(.*?)\"?$", s)):
                 i["description"] = m.group(1)
         elif kind == "class-map":
-            m = re.match(r"^match (qos-group|queue) (\d+)", s)
+            m = re.match(r"^match (qos-group|queue) ([0-9]+)", s)
             if m:
                 class_maps[name]["qos_group" if m.group(1) == "qos-group" else "queue"] = int(m.group(2))
         elif kind == "policy-map":
@@ -965,10 +966,10 @@ def parse_os10_running_config(text: str) -> Facts:
                 klass["ecn"] = True
             elif (m := re.match(r"^random-detect (\S+)$", s)):
                 klass["wred_profile"] = m.group(1)
-            elif (m := re.match(r"^bandwidth percent (\d+)$", s)):
+            elif (m := re.match(r"^bandwidth percent ([0-9]+)$", s)):
                 klass["bandwidth"] = int(m.group(1))
         elif kind == "dscp-map":
-            m = re.match(r"^qos-group (\d+) dscp (.+)$", s)
+            m = re.match(r"^qos-group ([0-9]+) dscp (.+)$", s)
             if m:
                 for d in _ints(m.group(2)):
                     dscp_maps[name][d] = int(m.group(1))
@@ -1008,7 +1009,7 @@ def parse_os10_running_config(text: str) -> Facts:
 def sniff_os10_running_config(text: str) -> int:
     if _has(text, r"^! Version 10\.") or _has(text, r"^policy-map type network-qos \S+", r"^\s+pfc-cos "):
         return 92
-    if _has(text, r"^interface ethernet\d+/\d+/\d+\s*$", r"^\s+(priority-flow-control mode on|trust-map dscp|"
+    if _has(text, r"^interface ethernet[0-9]+/[0-9]+/[0-9]+\s*$", r"^\s+(priority-flow-control mode on|trust-map dscp|"
                                                           r"service-policy (input|output) type)"):
         return 90
     return 0
@@ -1022,7 +1023,7 @@ def parse_os10_interfaces(text: str) -> Facts:
     interfaces: list[dict[str, Any]] = []
     cur: dict[str, Any] | None = None
     for ln in _output_lines(text):
-        m = re.match(r"^(Ethernet|Eth|Port-channel|Vlan|Management)\s*([\d/:]+) is (\w+), line protocol is (\w+)", ln)
+        m = re.match(r"^(Ethernet|Eth|Port-channel|Vlan|Management)\s*([0-9/:]+) is (\w+), line protocol is (\w+)", ln)
         if m:
             name = ("ethernet" if m.group(1).lower().startswith("eth") else m.group(1).lower()) + m.group(2)
             cur = {"port": name, "printed_as": f"{m.group(1)} {m.group(2)}", "admin_up": m.group(3) == "up",
@@ -1032,7 +1033,7 @@ def parse_os10_interfaces(text: str) -> Facts:
             continue
         if cur is None:
             continue
-        m = re.match(r"^\s*MTU (\d+) bytes(?:, IP MTU (\d+) bytes)?", ln)
+        m = re.match(r"^\s*MTU ([0-9]+) bytes(?:, IP MTU ([0-9]+) bytes)?", ln)
         if m:
             cur["mtu"], cur["ip_mtu"] = int(m.group(1)), to_int(m.group(2))
             continue
@@ -1049,7 +1050,7 @@ def parse_os10_interfaces(text: str) -> Facts:
 
 
 def sniff_os10_interfaces(text: str) -> int:
-    if _has(text, r"^Ethernet \d+/\d+/\d+ is \w+, line protocol is"):
+    if _has(text, r"^Ethernet [0-9]+/[0-9]+/[0-9]+ is \w+, line protocol is"):
         return 92
     if _has(text, r"^\s*Flowcontrol rx (on|off) tx (on|off)"):
         return 85
@@ -1159,7 +1160,7 @@ def _nvue_from_json(data: dict[str, Any]) -> Facts:
             if isinstance(entry, dict) and "dscp" in entry and "switch-prio" in entry:
                 for d in _ints(str(entry["dscp"])):
                     dmap[d] = int(entry["switch-prio"])
-            elif str(key).isdigit() and isinstance(entry, dict) and "switch-prio" in entry:
+            elif is_digits(str(key)) and isinstance(entry, dict) and "switch-prio" in entry:
                 dmap[int(key)] = int(entry["switch-prio"])
         facts["dscp_to_switch_priority"] = dmap or None
     return facts
@@ -1199,14 +1200,14 @@ def parse_nvue_qos_roce(text: str) -> Facts:
             if "DSCP->SP" in title:
                 dmap: dict[int, int] = {}
                 for row in _nvue_rows(block):
-                    if len(row) >= 4 and row[3].isdigit():
+                    if len(row) >= 4 and is_digits(row[3]):
                         for d in _ints(row[2]):
                             dmap[d] = int(row[3])
                 facts["dscp_to_switch_priority"] = dmap or None
             elif "SP->TC" in title:
                 sp_tc: dict[int, int] = {}
                 for row in _nvue_rows(block):
-                    if len(row) >= 3 and row[1].isdigit() and row[2].isdigit():
+                    if len(row) >= 3 and is_digits(row[1]) and is_digits(row[2]):
                         sp_tc[int(row[1])] = int(row[2])
                 facts["switch_priority_to_tc"] = sp_tc or None
     else:  # per-interface counters: flatten to "group.sub.key": value
@@ -1265,7 +1266,7 @@ def parse_nvue_interfaces(text: str) -> Facts:
     if head is None:
         raise ParseError("nvue_interfaces", "no `Interface  MTU  Speed  State` table found")
     for ln in out[head + 1:]:
-        m = re.match(r"^\s*[+-]?\s*(\S+)\s+(\d+)\s+(\S+)\s+(up|down)\b(?:.*?\s(swp|eth|bond|loopback|svi|"
+        m = re.match(r"^\s*[+-]?\s*(\S+)\s+([0-9]+)\s+(\S+)\s+(up|down)\b(?:.*?\s(swp|eth|bond|loopback|svi|"
                      r"bridge|vrf)\s)?", ln)
         if m:
             interfaces.append({"port": m.group(1), "mtu": int(m.group(2)), "speed": m.group(3),
@@ -1291,7 +1292,7 @@ def sniff_nvue_interfaces(text: str) -> int:
 
 def _num(s: str) -> int | None:
     s = s.replace(",", "")
-    return int(s) if s.isdigit() else None
+    return int(s) if is_digits(s) else None
 
 
 def parse_sonic_pfc(text: str) -> Facts:
@@ -1320,7 +1321,7 @@ def parse_sonic_pfc(text: str) -> Facts:
             mode = None if not s.startswith("For namespace") else mode
             continue
         tokens = s.split()
-        if mode == "prio" and len(tokens) >= 1 and re.match(r"^Ethernet\d+", tokens[0]):
+        if mode == "prio" and len(tokens) >= 1 and re.match(r"^Ethernet[0-9]+", tokens[0]):
             ports.append({"port": tokens[0], "priorities": _ints(tokens[1]) if len(tokens) > 1 else []})
         elif mode and mode.startswith("pfc_") and len(tokens) == 9:
             counters[mode[4:]][tokens[0]] = [_num(t) for t in tokens[1:]]

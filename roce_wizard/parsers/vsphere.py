@@ -68,6 +68,11 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _list(value: Any) -> list[Any]:
+    """A list property; anything else (null, a number, an object) reads as no entries."""
+    return value if isinstance(value, list) else []
+
+
 def _ref_name(value: Any) -> str | None:
     if isinstance(value, dict):
         return _str(value.get("name"))
@@ -112,8 +117,8 @@ def parse_vsphere_hosts(text: str) -> Facts:
             "power_policy": ({"key": _int(policy.get("key")), "short_name": _str(policy.get("shortName"))}
                              if isinstance(policy, dict) else None),
             "pnics": [{"device": _str(p.get("device")), "pci": _str(p.get("pci")), "driver": _str(p.get("driver"))}
-                      for p in h.get("config.network.pnic") or [] if isinstance(p, dict)],
-            "pci_passthru": [_passthru(e) for e in h.get("config.pciPassthruInfo") or [] if isinstance(e, dict)],
+                      for p in _list(h.get("config.network.pnic")) if isinstance(p, dict)],
+            "pci_passthru": [_passthru(e) for e in _list(h.get("config.pciPassthruInfo")) if isinstance(e, dict)],
         })
     return {"vcenter": _about(doc), "hosts": hosts}
 
@@ -148,7 +153,7 @@ def _adapter(card: dict[str, Any]) -> dict[str, Any]:
 def parse_vsphere_vms(text: str) -> Facts:
     doc = _load("vsphere_vms", text)
     cpu_mhz = {_str(h.get("name")): _int(h.get("summary.hardware.cpuMhz"))
-               for h in doc.get("hostSystems") or [] if isinstance(h, dict)}
+               for h in _list(doc.get("hostSystems")) if isinstance(h, dict)}
     vms = []
     for v in doc["vms"]:
         host = _ref_name(v.get("runtime.host"))
@@ -163,7 +168,7 @@ def parse_vsphere_vms(text: str) -> Facts:
             "cpu_reservation_mhz": _int(v.get("config.cpuAllocation.reservation")),
             "latency_sensitivity": _str(v.get("config.latencySensitivity.level")),
             "host_cpu_mhz": cpu_mhz.get(host),
-            "sriov_adapters": [_adapter(c) for c in v.get("sriovAdapters") or [] if isinstance(c, dict)],
+            "sriov_adapters": [_adapter(c) for c in _list(v.get("sriovAdapters")) if isinstance(c, dict)],
         })
     return {"vcenter": _about(doc), "vms": vms}
 
@@ -173,7 +178,7 @@ def parse_vsphere_vms(text: str) -> Facts:
 
 # the name vSphere gives a VDS's uplink port group ("RoCE-DVS-DVUplinks-31"): a fallback for a vCenter
 # (govmomi's simulator) that sets neither config.uplink nor the switch's config.uplinkPortgroup
-_UPLINK_NAME = re.compile(r"-DVUplinks(?:-\d+)?$")
+_UPLINK_NAME = re.compile(r"-DVUplinks(?:-[0-9]+)?$")
 
 
 def parse_vsphere_dvs(text: str) -> Facts:
@@ -181,24 +186,24 @@ def parse_vsphere_dvs(text: str) -> Facts:
     switches = []
     for s in doc["switches"]:
         members: dict[str, list[str]] = {}
-        for m in s.get("config.host") or []:
+        for m in _list(s.get("config.host")):
             if not isinstance(m, dict):
                 continue
             name = _ref_name(m.get("config.host"))
             if name is None:
                 continue
-            members[name] = [p["pnicDevice"] for p in m.get("config.backing.pnicSpec") or []
+            members[name] = [p["pnicDevice"] for p in _list(m.get("config.backing.pnicSpec"))
                              if isinstance(p, dict) and isinstance(p.get("pnicDevice"), str)]
         switches.append({
             "name": _str(s.get("name")),
             "uuid": _str(s.get("uuid")),
             "max_mtu": _int(s.get("config.maxMtu")),
             "portgroups": [{"name": _str(p.get("name")), "key": _str(p.get("key")),
-                            "uplink": bool(p.get("config.uplink")) or bool(_UPLINK_NAME.search(p.get("name") or ""))}
-                           for p in s.get("portgroup") or [] if isinstance(p, dict)],
+                            "uplink": bool(p.get("config.uplink")) or bool(_UPLINK_NAME.search(_str(p.get("name")) or ""))}
+                           for p in _list(s.get("portgroup")) if isinstance(p, dict)],
             "members": members,
         })
-    datacenters = [d for d in doc.get("datacenters") or [] if isinstance(d, str)]
+    datacenters = [d for d in _list(doc.get("datacenters")) if isinstance(d, str)]
     return {"vcenter": _about(doc), "datacenters": datacenters, "switches": switches}
 
 
