@@ -29,6 +29,7 @@ from roce_wizard.model import (
     TargetKind,
 )
 from roce_wizard.parsers import PARSERS, ParseError
+from roce_wizard.parsers.base import parser_bug
 from roce_wizard.probes import PROBES, Probe, UnsafeValue, probe_order
 from roce_wizard.runlog import RunLog
 from roce_wizard.transports.base import CommandResult, Session, Transport, TransportError
@@ -132,10 +133,13 @@ async def _run_probe(
         answered = not result.timed_out and result.exit_status in probe.answer_exits
         failure = None if answered else _failure_of(probe.name, result)
         if failure is None:
+            parser = PARSERS[probe.parser]
             try:
-                value = PARSERS[probe.parser].parse(result.stdout + (result.stderr if answered else ""))
+                value = parser.parse(result.stdout + (result.stderr if answered else ""))
             except ParseError as exc:
                 failure = ProbeFailure(probe.name, f"unreadable output of `{command}`: {exc}")
+            except Exception as exc:  # a parser's own bug: this probe's checks could not run, the run goes on
+                failure = ProbeFailure(probe.name, f"unreadable output of `{command}`: {parser_bug(exc, parser.parse)}")
         if failure is not None:
             failures.append(failure)
             if item is not None:  # one port's failure must not hide the others

@@ -11,6 +11,7 @@ spaces.  A value a parser cannot read is absent or ``None`` — never guessed.  
 from __future__ import annotations
 
 import re
+import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,18 @@ class Parser:
     parse: Callable[[str], Facts]
     sniff: Callable[[str], int]
     description: str = ""
+
+
+def parser_bug(exc: BaseException, parse: Callable[[str], Facts]) -> str:
+    """What a parser's own bug (any exception but ParseError) tells the user: its type, its message and the
+    parser function it happened in, e.g. "parser bug: KeyError 'ifname' in parse_ip_json"."""
+    where = getattr(parse, "__name__", "the parser")
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if "roce_wizard/parsers/" in frame.filename.replace("\\", "/"):
+            where = frame.name
+            break
+    message = " ".join(str(exc).split())[:200]
+    return f"parser bug: {type(exc).__name__}{' ' + message if message else ''} in {where}"
 
 
 # A shell prompt a person pasted along with the output: `[root@host ~]# cmd`, `user@h:~$ cmd`,
