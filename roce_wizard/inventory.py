@@ -39,6 +39,8 @@ from roce_wizard.model import (
     Target,
     TargetKind,
 )
+from roce_wizard.mpienv import EXPECTED as ENV_EXPECTED
+from roce_wizard.mpienv import bad_words
 
 __all__ = [
     "DEVICE_TYPES",
@@ -650,6 +652,11 @@ def _policy_value(ctx: _Ctx, key: str, node: Node, fld: str) -> Any:
                 fld,
                 "an absolute datastore path without shell metacharacters, e.g. /vmfs/volumes/datastore1/mellanox",
             )
+        return value
+    if key == "mpi_env":  # words that reach a remote shell (mpirun -x): refused here, not mid-run
+        value = _construct(node)
+        if not isinstance(value, str) or bad_words(value):
+            raise ctx.expect(node, fld, ENV_EXPECTED)
         return value
     # a key added to Policy without a rule here: take it as the YAML value of the default's type
     default = getattr(Policy(), key)

@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 from roce_wizard.checkkit import bad
 from roce_wizard.model import Check, Evidence, Facts, Finding, LoadedCheck, Policy, Stage, Status, Target, TargetKind
+from roce_wizard.mpienv import parse_env
 from roce_wizard.parsers import PARSERS, ParseError
-from roce_wizard.probes import PROBES, probe_order, rdma_device, safe
+from roce_wizard.probes import PROBES, UnsafeValue, probe_order, rdma_device, safe
 from roce_wizard.transports.base import Session, Transport, TransportError
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ MPI_TIMEOUT_S = 120
 INCAST_SIZES = (65536, 1048576)
 INCAST_DURATION_S = 5
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
-_ENV = re.compile(r"^UCX_[A-Z0-9_]{1,60}=[A-Za-z0-9_.:,^-]{0,120}$")
 
 EventSink = Callable[[str, dict[str, Any]], None]
 
@@ -155,6 +155,20 @@ def describe_node(target: Target, facts: Facts) -> Node:
     return node
 
 
+def unsafe_value(node: Node) -> str | None:
+    """Why a value a measurement would put into a command is refused (the RDMA device, the netdev and the
+    IPv4 come from the node's own tool output), or None when every one is safe."""
+    for label, value, pattern in (("device name", node.dev, None), ("network device name", node.netdev, None),
+                                  ("IPv4 address", node.ip, _IP)):
+        if value is None:
+            continue
+        try:
+            safe(value) if pattern is None else safe(value, pattern)
+        except UnsafeValue:
+            return f"unsafe {label} {value!r} on {node.name} (shell characters: not put into a command)"
+    return None
+
+
 def parse_rate(text: str) -> float | None:
     """`/sys/class/infiniband/<dev>/ports/<p>/rate`: "100 Gb/sec (4X EDR)" -> 100.0."""
     m = re.search(r"(\d+(?:\.\d+)?)\s*Gb/sec", text)
@@ -174,17 +188,6 @@ def parse_counter_lines(text: str) -> dict[str, int]:
 
 
 # ---------------------------------------------------------------------------- the MPI environment (RW604)
-
-
-def parse_env(text: str) -> dict[str, str]:
-    """`policy.mpi_env`: "UCX_K=V UCX_K2=V2" (validated: these reach a remote shell)."""
-    out = {}
-    for word in text.split():
-        if not _ENV.match(word):
-            raise ValueError(f"policy.mpi_env: {word!r} is not UCX_NAME=value")
-        k, _, v = word.partition("=")
-        out[k] = v
-    return out
 
 
 def mpi_environment(nodes: list[dict[str, Any]], policy: Policy) -> dict[str, dict[str, str]]:
@@ -252,6 +255,8 @@ def _parse(kind: str, text: str) -> dict[str, Any] | None:
     try:
         return PARSERS[kind].parse(text)
     except ParseError:
+        return None
+    except Exception:  # a parser's own bug: unreadable like any odd output, never the end of the run
         return None
 
 
@@ -577,16 +582,25 @@ async def run_validation(
                                  subject=pair.name, blocked_by=blocked) for code in selected]
             continue
         a, b = nodes
-        for n in (a, b):
-            if n.dev:
-                _, rate = await runner.run(n, f"p{pair.index}.rate.{n.name}",
-                                           f"cat /sys/class/infiniband/{safe(n.dev)}/ports/{n.port}/rate")
-                n.speed_gbps = parse_rate(rate)
+        refused = [why for n in (a, b) if (why := unsafe_value(n))]
+        if refused:  # a value read from a node that must not reach a shell: nothing is run for the pair
+            findings += [Finding(code, Status.ERROR, f"could not run: {'; '.join(refused)}", target=pair.receiver.name,
+                                 subject=pair.name, details={"pair": pair.name}) for code in selected]
+            continue
         try:
+            for n in (a, b):
+                if n.dev:
+                    _, rate = await runner.run(n, f"p{pair.index}.rate.{n.name}",
+                                               f"cat /sys/class/infiniband/{safe(n.dev)}/ports/{n.port}/rate")
+                    n.speed_gbps = parse_rate(rate)
             data = await measure_pair(pair, a, b, set(selected), policy, runner)
         except TransportError as exc:
             findings += [Finding(code, Status.ERROR, f"{pair.name}: the session went away: {exc.message}",
                                  target=pair.receiver.name, subject=pair.name) for code in selected]
+            continue
+        except UnsafeValue as exc:  # any other value refused on the way (belt and braces)
+            findings += [Finding(code, Status.ERROR, f"could not run: {exc}", target=pair.receiver.name,
+                                 subject=pair.name, details={"pair": pair.name}) for code in selected]
             continue
         for code, check in selected.items():
             facts = Facts(data=data[code], target=pair.receiver,
