@@ -524,7 +524,8 @@ def sniff_mlnx_qos(text: str) -> int:
 
 # `[    8.387515] …` (seconds since boot, so never the 10-digit epoch of a UCX log line
 # `[1621436784.119617] [host:pid] …`), `dmesg -T` dates, and `journalctl -k` lines
-_DMESG_TS = re.compile(r"^\s*\[\s*[0-9]{1,9}\.[0-9]{6}\]\s+(?!\[)|^\s*\[[A-Z][a-z]{2} [A-Z][a-z]{2}\s+[0-9]+ [0-9:]+ [0-9]{4}\]"
+_DMESG_TS = re.compile(r"^\s*\[\s*[0-9]{1,9}\.[0-9]{6}\]\s+(?!\[)"
+                       r"|^\s*\[[A-Z][a-z]{2} [A-Z][a-z]{2}\s+[0-9]+ [0-9:]+ [0-9]{4}\]"
                        r"|^[A-Z][a-z]{2}\s+[0-9]+ [0-9:]+ \S+ kernel:")
 _IOMMU_ON = re.compile(
     r"DMAR: IOMMU enabled|DMAR: Intel\(R\) Virtualization Technology for Directed I/O|"

@@ -149,7 +149,8 @@ _PT_COL_RE = re.compile(
     r"|MsgRate(?: Port[0-9])?\[[^\]]*\]|t_(?:min|max|typical|avg|stdev)\[[^\]]*\]"
     r"|99(?:\.9)?%(?:\s*percentile)?\[[^\]]*\]|tps average|CPU_Util\[[^\]]*\]"
 )
-_PT_ROW_RE = re.compile(r"^\s*[0-9]+(?:\s+[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+|inf|nan)(?:[eE][-+]?[0-9]+)?)+\s*$", re.I)
+_PT_ROW_RE = re.compile(r"^\s*[0-9]+(?:\s+[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+|inf|nan)(?:[eE][-+]?[0-9]+)?)+\s*$",
+                        re.I)
 
 _PT_WARN_RE = re.compile(
     r"^\s*(?:WARNING\b|Warning\b|Conflicting CPU frequency values detected|Requested mtu is higher"
@@ -555,7 +556,8 @@ _OSU_TITLE_RE = re.compile(
     r"^\s*#\s*OSU\s+(?P<title>.*?\bTest)(?:\s+v(?P<version>[0-9][\w.\-]*))?\s*$"
 )
 _OSU_ROW_RE = re.compile(
-    r"^\s*(?:[0-9]+\s+)?[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?(?:\s+(?:[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+    r"^\s*(?:[0-9]+\s+)?[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+    r"(?:\s+(?:[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
     r"(?:[eE][-+]?[0-9]+)?|Pass|Fail|N/A|-))*\s*$"
 )
 _OSU_COL_RE = re.compile(r"[^\s()](?:(?!\s{2})[^()])*?\s?\([^)]*\)|\S+")

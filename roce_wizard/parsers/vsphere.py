@@ -199,7 +199,8 @@ def parse_vsphere_dvs(text: str) -> Facts:
             "uuid": _str(s.get("uuid")),
             "max_mtu": _int(s.get("config.maxMtu")),
             "portgroups": [{"name": _str(p.get("name")), "key": _str(p.get("key")),
-                            "uplink": bool(p.get("config.uplink")) or bool(_UPLINK_NAME.search(_str(p.get("name")) or ""))}
+                            "uplink": bool(p.get("config.uplink"))
+                            or bool(_UPLINK_NAME.search(_str(p.get("name")) or ""))}
                            for p in _list(s.get("portgroup")) if isinstance(p, dict)],
             "members": members,
         })
