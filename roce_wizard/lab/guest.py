@@ -40,6 +40,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from roce_wizard.lab import perftest_cli
 from roce_wizard.lab.faults import Fault
 from roce_wizard.lab.proto import Ctx, Program, Reply
 from roce_wizard.lab.world import Card, EsxiHost, Guest, Interface, MlxParam, SwitchPort, Vmnic, World
@@ -48,7 +49,6 @@ OFED_BUNDLE = "MLNX_OFED_LINUX-5.4-1.0.3.0"  # what /tmp/<bundle>-rhel8.4-x86_64
 OFED_DIR = f"/tmp/{OFED_BUNDLE}-rhel8.4-x86_64"
 UCX_VERSION = "1.12"
 OSU_VERSION = "5.7.1"
-PERFTEST_PORT = 18515
 ROCE_DEV = "mlx5_0"  # the VF's RDMA device in a guest; bare metal: mlx5_<port-1>
 LINE = "-" * 87
 MTU_ENUM = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
@@ -134,7 +134,8 @@ def _reset_counters(st: dict[str, Any], guest: Guest) -> None:
                       for i in guest.interfaces}
     st["rdma"] = {"tx_bytes": 0, "rx_bytes": 0, "tx_packets": 0, "rx_packets": 0, "cnp_sent": 0,
                   "cnp_handled": 0, "ecn_marked": 0, "out_of_sequence": 0, "pause_rx": [0] * 8,
-                  "pause_tx": [0] * 8, "discards": 0, "out_of_buffer": 0}
+                  "pause_tx": [0] * 8, "discards": 0, "out_of_buffer": 0, "prio_rx_bytes": [0] * 8,
+                  "prio_tx_bytes": [0] * 8}
 
 
 def _run_boot_hooks(world: World, guest: Guest, st: dict[str, Any]) -> None:
@@ -653,7 +654,7 @@ _ETHTOOL_USAGE = "ethtool: bad command line argument(s)\nFor more information ru
 
 def _empty_rdma() -> dict[str, Any]:
     return {"tx_bytes": 0, "rx_bytes": 0, "tx_packets": 0, "rx_packets": 0, "discards": 0,
-            "pause_rx": [0] * 8, "pause_tx": [0] * 8}
+            "pause_rx": [0] * 8, "pause_tx": [0] * 8, "prio_rx_bytes": [0] * 8, "prio_tx_bytes": [0] * 8}
 
 
 def _ethtool_stats(world: World, guest: Guest, iface: Interface) -> list[tuple[str, int]]:
@@ -687,10 +688,9 @@ def _ethtool_stats(world: World, guest: Guest, iface: Interface) -> list[tuple[s
                  ("tx_packets_phy", c["tx_packets"] + r["tx_packets"]), ("tx_bytes_phy", phy_tx),
                  ("rx_discards_phy", r["discards"]), ("tx_discards_phy", 0),
                  ("rx_pause_ctrl_phy", 0), ("tx_pause_ctrl_phy", 0)]
-        rdma_prio = _prio_for(world, guest, (guest.traffic_class or 0) >> 2)
-        for p in range(8):
-            rb = (r["rx_bytes"] if p == rdma_prio else 0) + (c["rx_bytes"] if p == 0 else 0)
-            tb = (r["tx_bytes"] if p == rdma_prio else 0) + (c["tx_bytes"] if p == 0 else 0)
+        for p in range(8):  # RoCE bytes on the priority their class mapped to; TCP/IP on 0
+            rb = r["prio_rx_bytes"][p] + (c["rx_bytes"] if p == 0 else 0)
+            tb = r["prio_tx_bytes"][p] + (c["tx_bytes"] if p == 0 else 0)
             rows += [(f"rx_prio{p}_bytes", rb), (f"rx_prio{p}_packets", rb // 1024), (f"tx_prio{p}_bytes", tb),
                      (f"tx_prio{p}_packets", tb // 1024)]
             if guest.qos_pfc[p]:
@@ -1533,72 +1533,10 @@ def prog_mlxconfig(ctx: Ctx, argv: list[str]) -> Reply:
 _PT_VERBS = {"ib_send_bw": ("Send", "bw"), "ib_send_lat": ("Send", "lat"), "ib_write_bw": ("RDMA_Write", "bw"),
              "ib_write_lat": ("RDMA_Write", "lat"), "ib_read_bw": ("RDMA_Read", "bw"),
              "ib_read_lat": ("RDMA_Read", "lat")}
-_PT_WITH_ARG = set("dixDsnpITQmMuSlrt")
-_PT_LONG = {"--ib-dev": "-d", "--gid-index": "-x", "--duration": "-D", "--size": "-s", "--iters": "-n",
-            "--port": "-p", "--tclass": "-T", "--mtu": "-m", "--ib-port": "-i"}
 GidRow = tuple[int, str, str | None, str, str]
 
 
-@dataclass
-class PtOpts:
-    all_sizes: bool = False
-    gbits: bool = False
-    device: str | None = None
-    gid_index: int | None = None
-    duration: int | None = None
-    size: int | None = None
-    iters: int | None = None
-    port: int = PERFTEST_PORT
-    tclass: int | None = None
-    rdma_cm: bool = False
-    bidir: bool = False
-    force_link: str | None = None
-    peer: str | None = None
-
-
-def _pt_parse(test: str, args: list[str]) -> PtOpts | str:
-    o = PtOpts()
-    i = 0
-    while i < len(args):
-        a = args[i]
-        key, eq, val = a.partition("=")
-        key = _PT_LONG.get(key, key)
-        if key in ("-a", "--all"):
-            o.all_sizes = True
-        elif key in ("--report_gbits", "-report_gbits"):
-            o.gbits = True
-        elif key in ("-F", "--CPU-freq"):
-            pass
-        elif key in ("-R", "--rdma_cm"):
-            o.rdma_cm = True
-        elif key in ("-b", "--bidirectional"):
-            o.bidir = True
-        elif key == "--force-link":
-            if not eq:
-                val, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
-            o.force_link = val
-        elif key.startswith("-") and len(key) == 2 and key[1] in _PT_WITH_ARG:
-            if not eq:
-                if i + 1 >= len(args):
-                    return f"{test}: option requires an argument -- '{key[1]}'"
-                val, i = args[i + 1], i + 1
-            if key == "-d":
-                o.device = val
-            elif not val.isdigit():
-                return f" Invalid value for -{key[1]}: {val}"
-            elif key in ("-x", "-D", "-s", "-n", "-p", "-T"):
-                attr = {"-x": "gid_index", "-D": "duration", "-s": "size", "-n": "iters", "-p": "port",
-                        "-T": "tclass"}[key]
-                setattr(o, attr, int(val))
-        elif key.startswith("-"):
-            return f"{test}: unrecognized option '{a}'"
-        else:
-            o.peer = a
-        i += 1
-    return o
-
-
-def _pt_header(test: str, o: PtOpts, port: RdmaPort, gid_index: int | None, server: bool) -> list[str]:
+def _pt_header(test: str, o: perftest_cli.PtOpts, port: RdmaPort, gid_index: int | None, server: bool) -> list[str]:
     verb, kind = _PT_VERBS[test]
     title = f"{verb}{' Bidirectional' if o.bidir else ''} {'BW' if kind == 'bw' else 'Latency'} Test"
     out = ["WARNING: BW peak won't be measured in this run."] if o.duration and kind == "bw" else []
@@ -1698,12 +1636,12 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
     world, guest = ctx.world, _guest(ctx.world, ctx.target)
     test = argv[0].rsplit("/", 1)[-1]
     kind = _PT_VERBS[test][1]
-    o = _pt_parse(test, argv[1:])
-    if isinstance(o, str):
-        return _err(o, 1)
+    o = perftest_cli.parse(test, argv[1:])  # the real binary's parser: what it refuses, refused here
+    if isinstance(o, Reply):
+        return o
     ports = rdma_ports(world, guest)
     if not ports:
-        return _err(" No IB devices found\n Couldn't get context for the device", 1)
+        return perftest_cli.no_device()
     port = next((p for p in ports if p.dev == o.device), None) if o.device else ports[0]
     if port is None:
         return _err(f" IB device {o.device} not found\n Unable to find the Infiniband/RoCE device", 1)
@@ -1732,7 +1670,7 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
                     "Unable to init the socket connection", 1)
     peer = found[0]
     lab["perftest"].pop((peer.name, o.port))
-    so: PtOpts = server["opts"]
+    so: perftest_cli.PtOpts = server["opts"]
     peer_ports = rdma_ports(world, peer)
     pport = next((p for p in peer_ports if p.dev == so.device), None) if so.device else next(iter(peer_ports), None)
     if pport is None:
@@ -1754,8 +1692,10 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
     # what the PCIe slot can carry (a card trained at Gen3 x4 caps everything behind the port)
     pcie = min(_gs(world, g).get("pcie_gbps") or 1e9 for g in (guest, peer))
     n = lab["waves"].get(server["wave"], 1)  # concurrent streams into the receiver (incast)
-    tclass = o.tclass if o.tclass is not None else (guest.traffic_class or 0)
-    prio = _prio_for(world, peer, tclass >> 2)  # the priority this stream lands in at the receiver
+    # the class this run's packets carry decides their priority at the receiver, and whether that priority
+    # is lossless there: without --tclass (or -R -T) perftest sends DSCP 0, the lossy priority 0
+    tclass = perftest_cli.traffic_class(o, guest.traffic_class)
+    prio = _prio_for(world, peer, tclass >> 2)
     mode = _lossless(world, peer, prio) if n > 1 else "pfc"
     if mode == "pfc" and n > 1 and _gs(world, peer).get("headroom_short"):
         mode = "pfc-overrun"  # PFC is on but the pause lands after the buffer overflowed
@@ -1793,7 +1733,7 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
                        f"{t:<7.2f}  \t{t * rng.uniform(1.0, 1.012):<7.2f}     \t{rng.uniform(0.05, 0.3):<7.2f}  \t\t"
                        f"{t * rng.uniform(1.05, 1.12):<7.2f}  \t\t{tmax:<7.2f}   ")
     out.append(LINE)
-    _count_rdma(world, guest, peer, moved, mtu, both_ways=(kind == "lat" or o.bidir))
+    _count_rdma(world, guest, peer, moved, mtu, both_ways=(kind == "lat" or o.bidir), tclass=tclass)
     return _ok("\n".join(out) + "\n")
 
 
@@ -1909,11 +1849,6 @@ def prog_pkill(ctx: Ctx, argv: list[str]) -> Reply:
     return Reply(exit=0 if found else 1)
 
 
-def prog_wait(ctx: Ctx, argv: list[str]) -> Reply:
-    """The shell's `wait`: nothing to wait for, `&` ran everything in the foreground here."""
-    return Reply()
-
-
 def prog_rm(ctx: Ctx, argv: list[str]) -> Reply:
     """`rm [-f] FILE...` for the files the lab keeps (under /etc, /tmp, /root)."""
     st = _gs(ctx.world, _guest(ctx.world, ctx.target))
@@ -1925,14 +1860,19 @@ def prog_rm(ctx: Ctx, argv: list[str]) -> Reply:
     return Reply(stderr="".join(e + "\n" for e in errors), exit=1 if errors else 0)
 
 
-def _count_rdma(world: World, sender: Guest, receiver: Guest, nbytes: int, mtu: int, both_ways: bool = False) -> None:
+def _count_rdma(world: World, sender: Guest, receiver: Guest, nbytes: int, mtu: int, both_ways: bool = False,
+                tclass: int | None = None) -> None:
+    """RDMA bytes on both ends; per priority by the class the packets carried (each end maps the DSCP with its
+    own trust and dscp2prio; without a class given, the device's default class)."""
     pkts = max(1, nbytes // mtu)
     wire = nbytes + 58 * pkts  # RoCE v2 headers on the wire
     for g, direction in ((sender, "tx"), (receiver, "rx")):
         r = _gs(world, g)["rdma"]
+        prio = _prio_for(world, g, (tclass if tclass is not None else (g.traffic_class or 0)) >> 2)
         for d in (direction, "rx" if direction == "tx" else "tx") if both_ways else (direction,):
             r[f"{d}_bytes"] += wire
             r[f"{d}_packets"] += pkts
+            r[f"prio_{d}_bytes"][prio] += wire
 
 
 def _ecn_on(world: World, g: Guest) -> bool:
@@ -2294,7 +2234,7 @@ _BASE: dict[str, Program] = {"ip": prog_ip, "ethtool": prog_ethtool, "uname": pr
                              "reboot": prog_reboot, "shutdown": prog_shutdown, "systemctl": prog_systemctl,
                              "nmcli": prog_nmcli, "rdma": prog_rdma, "dnf": prog_dnf, "yum": prog_dnf, "tar": prog_tar,
                              "timeout": prog_timeout, "nohup": prog_nohup, "pgrep": prog_pgrep, "pkill": prog_pkill,
-                             "rm": prog_rm, "wait": prog_wait}
+                             "rm": prog_rm}
 _VERBS: dict[str, Program] = {"ibv_devinfo": prog_ibv_devinfo, "ibv_devices": prog_ibv_devices,
                               **dict.fromkeys(_PT_VERBS, _perftest)}
 _OFED: dict[str, Program] = {**_VERBS, "ofed_info": prog_ofed_info, "show_gids": prog_show_gids,
