@@ -933,7 +933,7 @@ class _Shell:
             if r.op in (">", "&>", ">&", ">>"):
                 target = self.expand(r.target, fds)
                 path = target[0] if len(target) == 1 else ""
-                if path.startswith("/") and not path.startswith("/dev/") and not path.isdigit():
+                if path.startswith("/") and not path.startswith(("/dev/", "/sys/", "/proc/")):  # opening is no write
                     if r.op != ">>" or path not in self.files:
                         self.write_file(path, "")
         self.jobs.append((self.last_pid, node, dict(self.vars), dict(fds)))
