@@ -569,11 +569,13 @@ def _ip_link_set(world: World, guest: Guest, visible: list[Interface], words: li
         if w in ("up", "down"):
             iface.up = w == "up"
             i += 1
-        elif w == "mtu" and i + 1 < len(words):
+        elif w == "mtu" and i + 1 >= len(words):
+            return _err('Command line is not complete. Try option "help"', 255)
+        elif w == "mtu":
             try:
                 mtu = int(words[i + 1])
             except ValueError:
-                return _err(f'Error: argument "{words[i + 1]}" is wrong: Invalid "mtu" value', 255)
+                return _err(f'Error: argument "{words[i + 1]}" is wrong: Invalid "mtu" value\n\n', 255)  # iproute2 6.1
             if mtu > _max_mtu(guest, iface):
                 return _err("Error: mtu greater than device maximum.", 2)
             if mtu < 68:
@@ -737,13 +739,16 @@ def prog_ethtool(ctx: Ctx, argv: list[str]) -> Reply:
         return _ok(f"Pause parameters for {iface.name}:\nAutonegotiate:\toff\nRX:\t\t{on[rx]}\nTX:\t\t{on[tx]}\n\n")
     if flag in ("-A", "--pause"):
         rest = args[2:]
-        if not rest or len(rest) % 2:
-            return _err(_ETHTOOL_USAGE, 1)
+        for n, key in enumerate(rest[::2]):  # ethtool's netlink parser, its messages (Debian ethtool 6.1)
+            if key not in ("rx", "tx", "autoneg"):
+                return _err(f"ethtool (-A): unknown parameter '{key}'", 1)
+            if 2 * n + 1 >= len(rest):
+                return _err(f"ethtool (-A): no value for parameter '{key}'", 1)
+            if rest[2 * n + 1] not in ("on", "off"):
+                return _err(f"ethtool (-A): invalid value '{rest[2 * n + 1]}' for parameter '{key}'", 1)
         if paravirtual:
             return _err("Cannot set device pause parameters: Operation not supported", 76)
         for key, val in zip(rest[::2], rest[1::2], strict=True):
-            if key not in ("rx", "tx", "autoneg") or val not in ("on", "off"):
-                return _err(_ETHTOOL_USAGE, 1)
             if iface.name == guest.roce_netdev and key == "rx":
                 guest.pause_rx = val == "on"
             elif iface.name == guest.roce_netdev and key == "tx":
@@ -1157,7 +1162,11 @@ def prog_ibv_devinfo(ctx: Ctx, argv: list[str]) -> Reply:
     i = 0
     while i < len(args):
         a = args[i]
-        if a in ("-d", "--ib-dev", "-i", "--ib-port") and i + 1 < len(args):
+        if a in ("-d", "--ib-dev", "-i", "--ib-port") and i + 1 >= len(args):  # getopt's messages, then the usage
+            what = f"option '{a}' requires an argument" if a.startswith("--") else \
+                f"option requires an argument -- '{a[1]}'"
+            return Reply(stdout=_IBV_USAGE, stderr=f"ibv_devinfo: {what}\n", exit=255)
+        if a in ("-d", "--ib-dev", "-i", "--ib-port"):
             if a in ("-d", "--ib-dev"):
                 dev_name = args[i + 1]
             else:
@@ -1173,7 +1182,9 @@ def prog_ibv_devinfo(ctx: Ctx, argv: list[str]) -> Reply:
         elif a in ("-l", "--list"):
             listing = True
         else:
-            return Reply(stdout=_IBV_USAGE, exit=255)
+            what = f"unrecognized option '{a}'" if a.startswith("--") else \
+                f"invalid option -- '{a[1:2]}'" if a.startswith("-") else None
+            return Reply(stdout=_IBV_USAGE, stderr=f"ibv_devinfo: {what}\n" if what else "", exit=255)
         i += 1
     ports = rdma_ports(world, guest)
     if listing:
@@ -2187,8 +2198,26 @@ def _count_tcp(world: World, a: Guest, b: Guest, nbytes: int, dev_a: str | None,
             c[f"{k}_packets"] += pkts
 
 
+_UCX_USAGE = "Usage: ucx_info [options]\nAt least one of the following options has to be set:\n"
+
+
 def prog_ucx_info(ctx: Ctx, argv: list[str]) -> Reply:
+    """ucx_info's getopt string and messages are the real one's (Debian ucx-utils 1.13.1 `ucx_info -h`)."""
     world, guest = ctx.world, _guest(ctx.world, ctx.target)
+    args = argv[1:]
+    for i, a in enumerate(args):
+        if not a.startswith("-") or a == "-":
+            continue
+        for j, c in enumerate(a[1:]):
+            if c not in "vdbyscCafpwemutnNDPA6TMh":
+                return Reply(stdout=_UCX_USAGE, stderr=f"ucx_info: invalid option -- '{c}'\n", exit=255)
+            if c in "mutnNDPA":
+                if j + 2 == len(a) and i + 1 == len(args):
+                    return Reply(stdout=_UCX_USAGE, stderr=f"ucx_info: option requires an argument -- '{c}'\n",
+                                 exit=255)
+                break
+    if not args:
+        return Reply(stdout=_UCX_USAGE, exit=254)
     version = f"# UCT version={UCX_VERSION}.0 revision 6a24c6b\n"
     if "-v" in argv[1:]:
         return _ok(version + "# configured with: --disable-logging --disable-debug --disable-assertions "
