@@ -1978,6 +1978,10 @@ def _shared_netdev(world: World, a: Guest, b: Guest) -> str | None:
     return next((n for n in names if n in nb and na[n] & nb[n]), None)
 
 
+_MPI_WITH_ARG = {"-np", "-n", "--np", "-c", "--host", "-host", "-H", "--hosts", "--hostfile", "-hostfile", "--machinefile",
+                 "-machinefile", "-x", "--map-by", "--bind-to", "--rank-by", "-npernode", "--npernode"}
+
+
 def _mpirun_args(st: dict[str, Any], env: dict[str, str], args: list[str]) -> dict[str, Any] | Reply:
     parsed: dict[str, Any] = {"np": None, "hosts": [], "program": None, "env": dict(env)}
     i = 0
@@ -1986,6 +1990,15 @@ def _mpirun_args(st: dict[str, Any], env: dict[str, str], args: list[str]) -> di
         nxt = args[i + 1] if i + 1 < len(args) else None
         if parsed["program"] is not None:
             pass  # the program's own arguments
+        elif a in _MPI_WITH_ARG and nxt is None:  # Open MPI 4.1.4's messages (Debian openmpi-bin)
+            return _err(f'mpirun: Error: option "{a}" did not have enough parameters (1)\n'
+                        "Type 'mpirun --help' for usage.", 1)
+        elif a in ("-np", "-n", "--np", "-c") and not nxt.isdigit():
+            bar = "-" * 76
+            return _err(f"{bar}\nOpen MPI has detected that a parameter given to a command line\noption does not match "
+                        f"the expected format:\n\n  Option: {a.lstrip('-')}\n  Param:  {nxt}\n\nThis is frequently "
+                        "caused by omitting to provide the parameter\nto an option that requires one. Please check the "
+                        f"command line and try again.\n{bar}", 1)
         elif a in ("-np", "-n", "--np", "-c") and nxt:
             parsed["np"], i = nxt, i + 1
         elif a in ("--host", "-host", "-H", "--hosts") and nxt:
@@ -2065,9 +2078,8 @@ def prog_mpirun(ctx: Ctx, argv: list[str]) -> Reply:
             return parsed
         env, program = parsed["env"], parsed["program"]
         if program is None:
-            return _err("--------------------------------------------------------------------------\nmpirun could not "
-                        "find anything to do.\n--------------------------------------------------------------------------",
-                        1)
+            bar = "-" * 74
+            return _err(f"{bar}\nNo executable was specified on the mpirun command line.\n\nAborting.\n{bar}", 1)
         programs_seen.append(program)
         np = parsed["np"]
         hosts = parsed["hosts"] or [guest.name]

@@ -70,7 +70,7 @@ def _mpirun_argv(argv: list[str]) -> list[str]:
             pass
         elif a in with_arg and i + 1 < len(argv):
             value = argv[i + 1]
-            out += [a, "1" if a in ("-np", "-n") else "localhost" if a in ("--host", "-H") else value]
+            out += [a, "1" if a in ("-np", "-n") and value.isdigit() else "localhost" if a in ("--host", "-H") else value]
             i += 1
         elif a.startswith("-"):
             out.append(a)

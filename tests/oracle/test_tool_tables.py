@@ -29,6 +29,10 @@ REFUSED = [
     "ip addr add 10.9.9.300/24 dev ens256", "ip addr add 10.9.9.9/24", "ip bogus",
     "ibv_devinfo --bogus", "ibv_devinfo -i", "ibv_devinfo -d", "ibv_devinfo -Z",
     "ucx_info -Z", "ucx_info", "ucx_info -m",
+    # mpirun: real.py runs the real one on localhost (--host localhost), the lab on its guests
+    "mpirun --allow-run-as-root --bogus osu_latency", "mpirun --allow-run-as-root -np",
+    "mpirun --allow-run-as-root -np 2 -x", "mpirun --allow-run-as-root -np abc osu_latency",
+    "mpirun --allow-run-as-root -np 1 --host compute-02",
 ]
 
 
