@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -57,8 +59,11 @@ def _netns_prefix(netdevs: list[str]) -> list[str]:
 
 def _mpirun_argv(argv: list[str]) -> list[str]:
     """The generated mpirun line with what only a cluster has replaced: every app context runs `true` as one
-    rank on localhost (the options the tool generates — -x, --host, -np, --allow-run-as-root — are kept)."""
+    rank on localhost, a hostfile names localhost (the options the tool generates — -x, --host, --hostfile, -np,
+    --allow-run-as-root — are kept)."""
     out = [argv[0], "--allow-run-as-root", "--oversubscribe"]
+    hostfile = Path(tempfile.gettempdir()) / "roce-wizard-oracle-hostfile"
+    hostfile.write_text("localhost slots=8\n")
     with_arg = {"-np", "-n", "--host", "-H", "-x", "--hostfile", "--map-by", "--bind-to"}
     i, in_program = 1, False
     while i < len(argv):
@@ -70,7 +75,8 @@ def _mpirun_argv(argv: list[str]) -> list[str]:
             pass
         elif a in with_arg and i + 1 < len(argv):
             value = argv[i + 1]
-            out += [a, "1" if a in ("-np", "-n") and value.isdigit() else "localhost" if a in ("--host", "-H") else value]
+            out += [a, "1" if a in ("-np", "-n") and value.isdigit() else "localhost" if a in ("--host", "-H")
+                    else str(hostfile) if a == "--hostfile" else value]
             i += 1
         elif a.startswith("-"):
             out.append(a)

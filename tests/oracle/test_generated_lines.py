@@ -11,6 +11,7 @@ real binary (tests/oracle/real.py says how each one's answer is judged, and what
 from __future__ import annotations
 
 import asyncio
+import shlex
 from collections.abc import Callable
 
 import pytest
@@ -147,12 +148,17 @@ def test_validate_stage_lines_pass_the_real_parsers(recorder):
     targets = [target_for(world, n) for n in _nodes(world)]  # a guest pair and a bare-metal pair
     checks = {c: v for c, v in CATALOG.items() if v.meta.stage is Stage.VALIDATE}
 
+    printed: list[str] = []
+
     def measure() -> None:
         report = asyncio.run(run_checks(targets, checks, WorldTransport(world), Policy()))
         failing = [f for f in report.findings if f.check.startswith("RW6") and f.status.value in ("fail", "error", "warn")]
         assert failing == [], [(f.check, f.summary) for f in failing]
+        printed.extend(f.details["mpirun"] for f in report.findings if f.check == "RW604" and "mpirun" in f.details)
 
     lines = _taken(recorder, measure)
+    assert printed, "RW604 prints a ready mpirun line for the user's jobs"
+    lines += [("printed by RW604", shlex.split(line)) for line in printed]  # shown for pasting: it must run too
     refused, tools = _judge(lines, _netdevs(world))
     assert {"ib_send_bw", "ib_send_lat", "ib_write_bw", "mpirun"} <= tools, tools
     assert refused == []
