@@ -1655,7 +1655,8 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
         return perftest_cli.no_device()
     port = next((p for p in ports if p.dev == o.device), None) if o.device else ports[0]
     if port is None:
-        return _err(f" IB device {o.device} not found\n Unable to find the Infiniband/RoCE device", 1)
+        # perftest_resources.c ctx_find_dev (linux-rdma/perftest), then the test's main
+        return _err(f"IB device {o.device} not found\n Unable to find the Infiniband/RoCE device", 1)
     gid_index, my_gid = _pick_gid(gid_table(world, guest, port), o.gid_index,
                                   guest.cma_roce_mode if o.rdma_cm else None)
     lab = _lab(world)

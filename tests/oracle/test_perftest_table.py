@@ -87,3 +87,11 @@ def test_both_refuse_with_the_same_text(line):
         assert _head(lab.stdout) == _head(answer.stdout)
     else:
         assert lab.stdout == answer.stdout
+
+
+def test_an_unknown_device_is_named_as_perftest_names_it():
+    """No oracle here (this machine has no device to be different from): the text is perftest's own,
+    ctx_find_dev in src/perftest_resources.c (linux-rdma/perftest) — `"IB device %s not found\\n"` — then the
+    test's main: `" Unable to find the Infiniband/RoCE device\\n"`."""
+    lab = _lab("ib_write_bw -d mlx5_9 -x 3")
+    assert (lab.exit_status, lab.stderr) == (1, "IB device mlx5_9 not found\n Unable to find the Infiniband/RoCE device\n")
