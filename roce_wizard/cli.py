@@ -20,6 +20,7 @@ from rich.markup import escape
 from roce_wizard import __version__
 from roce_wizard.catalog import CatalogError, find, load_catalog
 from roce_wizard.model import ExitCode, Policy
+from roce_wizard.switchview import human_command
 
 app = typer.Typer(
     name="roce-wizard",
@@ -223,7 +224,8 @@ def fix(
 
     def show(step) -> None:  # noqa: ANN001
         mark = "[green]✓[/]" if step.ok else "[red]✗[/]"
-        console.print(f"  {mark} {step.target} {step.check}: {escape(step.command)}", highlight=False, soft_wrap=True)
+        shown = human_command(step.command).replace("\n", "; ")
+        console.print(f"  {mark} {step.target} {step.check}: {escape(shown)}", highlight=False, soft_wrap=True)
         if not step.ok:
             console.print(f"      {step.output.strip()[-400:]}", highlight=False, markup=False, soft_wrap=True)
 
@@ -301,7 +303,13 @@ def _print_plan(console: Console, planned: list[Any]) -> None:
             console.print(f"    {plan.check} {escape(plan.summary)}  [dim]\\[{plan.safety.value}{reboot}; {state}][/]",
                           highlight=False, soft_wrap=True)
             for step in plan.steps:
-                console.print(f"        $ {step.command}", highlight=False, markup=False, soft_wrap=True)
+                shown = human_command(step.command)
+                if shown != step.command:  # a switch configuration: its lines, not the transport's header
+                    console.print(f"        {step.description}:", highlight=False, markup=False, soft_wrap=True)
+                    for line in shown.split("\n"):
+                        console.print(f"          {line}", highlight=False, markup=False, soft_wrap=True)
+                else:
+                    console.print(f"        $ {step.command}", highlight=False, markup=False, soft_wrap=True)
                 if step.before is not None or step.after is not None:
                     console.print(f"          before: {step.before}", highlight=False, markup=False, soft_wrap=True)
                     console.print(f"          after:  {step.after}", highlight=False, markup=False, soft_wrap=True)
@@ -315,16 +323,13 @@ def analyze(
     checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
 ) -> None:
     """Judge pasted tool outputs offline: detect the tool, parse, run every check the facts allow."""
-    from roce_wizard.analyze import InputError, analyze_paths, exit_code_of  # noqa: PLC0415
+    from roce_wizard.analyze import analyze_paths, exit_code_of  # noqa: PLC0415
     from roce_wizard.report import STYLE, SYMBOL  # noqa: PLC0415
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise _err(f"no such file: {', '.join(missing)}")
-    try:  # a FIFO or device argument, a hostile or corrupt archive: refused with its name, exit 2
-        files = analyze_paths(paths, _load_checks(checks_dir), Policy())
-    except InputError as exc:
-        raise _err(escape(str(exc))) from None
+    files = analyze_paths(paths, _load_checks(checks_dir), Policy())
     code = exit_code_of(files)
     if as_json:
         sys.stdout.write(json.dumps({"version": 1, "files": [f.to_dict() for f in files], "exit_code": code},
