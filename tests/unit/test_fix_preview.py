@@ -30,3 +30,12 @@ def test_preview_of_a_switch_step_shows_its_config_lines_not_the_json_header():
 def test_human_command_leaves_shell_commands_alone():
     assert human_command("ip link set dev ens224 mtu 9000") == "ip link set dev ens224 mtu 9000"
     assert human_command("switch-config {not json\ninterface Ethernet1") == "switch-config {not json\ninterface Ethernet1"
+
+
+def test_the_wizard_plan_shows_the_config_lines_too():
+    from roce_wizard.tui.widgets.detail import plan_lines  # noqa: PLC0415 (the TUI's imports are heavier)
+
+    plan = plan_on("RW501", "eos", _faulty("eos", "RW501"))
+    text = "\n".join(t.plain for t in plan_lines([Planned(plan=plan, target=switch("eos"), allowed=True)]))
+    assert "switch-config" not in text and '"verify"' not in text
+    assert all(f"      {line}" in text.splitlines() for line in parse_config_command(plan.steps[0].command)[1])
