@@ -20,6 +20,7 @@ from rich.markup import escape
 from roce_wizard import __version__
 from roce_wizard.catalog import CatalogError, find, load_catalog
 from roce_wizard.model import ExitCode, Policy
+from roce_wizard.switchview import human_command
 
 app = typer.Typer(
     name="roce-wizard",
@@ -223,7 +224,8 @@ def fix(
 
     def show(step) -> None:  # noqa: ANN001
         mark = "[green]✓[/]" if step.ok else "[red]✗[/]"
-        console.print(f"  {mark} {step.target} {step.check}: {escape(step.command)}", highlight=False, soft_wrap=True)
+        shown = human_command(step.command).replace("\n", "; ")
+        console.print(f"  {mark} {step.target} {step.check}: {escape(shown)}", highlight=False, soft_wrap=True)
         if not step.ok:
             console.print(f"      {step.output.strip()[-400:]}", highlight=False, markup=False, soft_wrap=True)
 
@@ -301,7 +303,13 @@ def _print_plan(console: Console, planned: list[Any]) -> None:
             console.print(f"    {plan.check} {escape(plan.summary)}  [dim]\\[{plan.safety.value}{reboot}; {state}][/]",
                           highlight=False, soft_wrap=True)
             for step in plan.steps:
-                console.print(f"        $ {step.command}", highlight=False, markup=False, soft_wrap=True)
+                shown = human_command(step.command)
+                if shown != step.command:  # a switch configuration: its lines, not the transport's header
+                    console.print(f"        {step.description}:", highlight=False, markup=False, soft_wrap=True)
+                    for line in shown.split("\n"):
+                        console.print(f"          {line}", highlight=False, markup=False, soft_wrap=True)
+                else:
+                    console.print(f"        $ {step.command}", highlight=False, markup=False, soft_wrap=True)
                 if step.before is not None or step.after is not None:
                     console.print(f"          before: {step.before}", highlight=False, markup=False, soft_wrap=True)
                     console.print(f"          after:  {step.after}", highlight=False, markup=False, soft_wrap=True)

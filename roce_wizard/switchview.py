@@ -651,6 +651,16 @@ def parse_config_command(command: str) -> tuple[dict[str, Any], list[str]] | Non
     return meta, [ln for ln in body.split("\n") if ln.strip()]
 
 
+def human_command(command: str) -> str:
+    """A step's command as a person reads it: a `switch-config` step's first line is the transport's JSON
+    metadata (session name, what to read back), not something anyone types: only its configuration lines."""
+    try:
+        parsed = parse_config_command(command)
+    except ValueError:
+        return command
+    return command if parsed is None else "\n".join(parsed[1])
+
+
 def verify_kind(vendor: str, fld: str) -> str | None:
     """The probe kind a verify reads `fld` from on this vendor (the first one doctor probes)."""
     names = _probe_names()

@@ -260,6 +260,15 @@ def _parse(kind: str, text: str) -> dict[str, Any] | None:
         return None
 
 
+def perftest_tclass(policy: Policy) -> int:
+    """perftest's `--tclass` for the RoCE DSCP: DSCP << 2 with ECT(0) in the ECN bits (106 for DSCP 26, DOMAIN
+    §7). On a GID-based QP (`-x`) the class is `--tclass`; `-T/--tos` is refused there by the real perftest
+    (" TOS only valid for rdma_cm based QP and RawEth QP "), and without either perftest sends DSCP 0 and
+    measures the lossy priority. Source: Debian perftest 4.5+0.17-1 `ib_write_bw --help`
+    ("--tclass=<value>  Set the Traffic Class in GRH (if GRH is in use)")."""
+    return policy.roce_dscp << 2 | 2
+
+
 def _server_pattern(test: str, ports: list[int]) -> str:
     """A `pkill -f` pattern for exactly our servers; `[i]b_…` so it never matches the shell running pkill."""
     alt = "|".join(str(p) for p in ports)
@@ -343,11 +352,12 @@ async def measure_pair(pair: Pair, a: Node, b: Node, codes: set[str], policy: Po
     port = pair.base_port
     if "RW601" in codes and measurable:
         data["RW601"]["validate_perftest"] = await perftest(
-            runner, b, a, "ib_send_bw", "-a -F --report_gbits", port, f"p{pair.index}.bw")
+            runner, b, a, "ib_send_bw", f"-a -F --report_gbits --tclass={perftest_tclass(policy)}", port,
+            f"p{pair.index}.bw")
         data["RW601"]["perftest"] = data["RW601"]["validate_perftest"]["parsed"]
     if "RW602" in codes and measurable:
         data["RW602"]["validate_perftest"] = await perftest(
-            runner, b, a, "ib_send_lat", "-a -F", port + 1, f"p{pair.index}.lat")
+            runner, b, a, "ib_send_lat", f"-a -F --tclass={perftest_tclass(policy)}", port + 1, f"p{pair.index}.lat")
         data["RW602"]["perftest"] = data["RW602"]["validate_perftest"]["parsed"]
     if "RW603" in codes or "RW604" in codes:
         envs = mpi_environment([a.summary(), b.summary()], policy)
@@ -395,7 +405,7 @@ def incast_steps(policy: Policy) -> list[int]:
 
 
 async def incast_probe(pair: Pair, a: Node, b: Node, policy: Policy, runner: Runner) -> dict[str, Any]:
-    """RW605/RW606: 1..N `ib_write_bw -D 5 -s <size>` streams into the receiver at a few sizes, with
+    """RW605/RW606: 1..N `ib_write_bw -D 5 -s <size> --tclass=<class>` streams into the receiver at a few sizes, with
     both ends' counters around every step."""
     steps: list[dict[str, Any]] = []
     test = "ib_write_bw"
@@ -407,8 +417,8 @@ async def incast_probe(pair: Pair, a: Node, b: Node, policy: Policy, runner: Run
             tag = f"incast-{size}-{n}"
             before = {nd.name: await read_counters(runner, nd, f"{key}.{nd.name}.before", f"before-{tag}")
                       for nd in (a, b)}
-            # on the RoCE DSCP (traffic class = DSCP << 2): the class the lossless priority is for
-            args = f"-D {INCAST_DURATION_S} -s {size} -T {policy.roce_dscp * 4} --report_gbits"
+            # on the RoCE DSCP (the class the lossless priority is for), not DSCP 0
+            args = f"-D {INCAST_DURATION_S} -s {size} --tclass={perftest_tclass(policy)} --report_gbits"
             slog = "/tmp/roce-wizard-incast-$p.log"
             start = (f"for p in {plist}; do nohup timeout {SERVER_TIMEOUT_S} {test} {args} -d {safe(b.dev or '')} "
                      f"-x {b.gid_index} -p $p </dev/null >{slog} 2>&1 & done; i=0; while [ $i -lt 30 ] && ! grep -q "

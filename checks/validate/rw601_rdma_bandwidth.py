@@ -1,12 +1,19 @@
 """RW601 rdma-bandwidth — large-message RDMA bandwidth between two nodes reaches the link speed
 
 What it checks
-    `ib_send_bw -a -F --report_gbits -d <dev> -x <gid idx>` with the server on the receiving node
+    `ib_send_bw -a -F --report_gbits --tclass=<class> -d <dev> -x <gid idx>` with the server on the receiving node
     (started first, in the background under `timeout`, on a port of its own with `-p`) and the
     client on the sending node given the server's RoCE IP; each end uses its own RDMA device and
     RoCE v2 IPv4 GID index (the facts RW402/RW407 judge). The average bandwidth at the large sizes
     (64 KiB and up) must be at least `min_bw_ratio` (0.90) of the link speed the port reports
-    (`/sys/class/infiniband/<dev>/ports/1/rate`). Every size is kept as a table.
+    (`/sys/class/infiniband/<dev>/ports/1/rate`). Every size is kept as a table. The class is the RoCE
+    DSCP << 2 with ECT(0) (`roce_dscp << 2 | 2`: 106 for DSCP 26, DOMAIN §7): without it perftest sends
+    DSCP 0 and measures the lossy priority, not the lossless one RoCE runs on.
+    Source of the perftest syntax: the real binary, Debian 12 perftest 4.5+0.17-1 (`ib_write_bw -V`:
+    6.06), `ib_send_bw --help`: "--tclass=<value>  Set the Traffic Class in GRH (if GRH is in use)" and "-T,
+    --tos=<tos value>  Set <tos_value> to RDMA-CM QPs. available only with -R flag"; a GID-based QP given
+    `-T` is refused (" TOS only valid for rdma_cm based QP and RawEth QP "). tests/oracle/ runs these
+    lines through that binary.
 
 Why it matters
     Every setting can look right while the data path is not: a card trained at PCIe x4, an MTU of
@@ -14,8 +21,8 @@ Why it matters
     path; anything far below is a fault a configuration check cannot see.
 
 How to fix by hand
-    Reproduce it: on the receiver `ib_send_bw -a -F --report_gbits -d mlx5_0 -x 3`, on the sender
-    `ib_send_bw -a -F --report_gbits -d mlx5_0 -x 3 <receiver RoCE IP>`. Then look at the usual
+    Reproduce it: on the receiver `ib_send_bw -a -F --report_gbits --tclass=106 -d mlx5_0 -x 3`, on the
+    sender `ib_send_bw -a -F --report_gbits --tclass=106 -d mlx5_0 -x 3 <receiver RoCE IP>`. Then look at the usual
     suspects: `ibv_devinfo` active_mtu (4096), `lspci -vvv -s <pci> | grep LnkSta` (the PCIe speed and
     width the card trained at), `ethtool <netdev>` speed, the VF's rate limit on the host.
 

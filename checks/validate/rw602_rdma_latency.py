@@ -1,9 +1,15 @@
 """RW602 rdma-latency — small-message RDMA latency between two nodes is low
 
 What it checks
-    `ib_send_lat -a -F -d <dev> -x <gid idx>` between the pair (server on the receiving node,
+    `ib_send_lat -a -F --tclass=<class> -d <dev> -x <gid idx>` between the pair (server on the receiving node,
     started first under `timeout` on a port of its own; client on the sending node): `t_typical`
-    at 2 bytes must be at most `max_small_msg_lat_us` (3.0 us). The whole table is kept.
+    at 2 bytes must be at most `max_small_msg_lat_us` (3.0 us). The whole table is kept. The class is
+    `roce_dscp << 2 | 2` (106 for DSCP 26): the lossless priority's, not DSCP 0's.
+    Source of the perftest syntax: the real binary, Debian 12 perftest 4.5+0.17-1 (`ib_write_bw -V`:
+    6.06), `ib_send_lat --help`: "--tclass=<value>  Set the Traffic Class in GRH (if GRH is in use)" and "-T,
+    --tos=<tos value>  Set <tos_value> to RDMA-CM QPs. available only with -R flag"; a GID-based QP given
+    `-T` is refused (" TOS only valid for rdma_cm based QP and RawEth QP "). tests/oracle/ runs these
+    lines through that binary.
 
 Why it matters
     RDMA's point is latency: seed 000 measures 2.04 us through a switch, Sandia's MPI 1.3 us; TCP
@@ -11,8 +17,8 @@ Why it matters
     without latency sensitivity (RW306), interrupt moderation, or traffic taking a detour.
 
 How to fix by hand
-    Reproduce: receiver `ib_send_lat -a -F -d mlx5_0 -x 3`, sender `ib_send_lat -a -F -d mlx5_0 -x 3
-    <receiver RoCE IP>`. Then: `tuned-adm profile latency-performance` (or network-latency), BIOS
+    Reproduce: receiver `ib_send_lat -a -F --tclass=106 -d mlx5_0 -x 3`, sender `ib_send_lat -a -F
+    --tclass=106 -d mlx5_0 -x 3 <receiver RoCE IP>`. Then: `tuned-adm profile latency-performance` (or network-latency), BIOS
     power profile to performance (RW104), VM latency sensitivity high with reserved CPUs (RW306).
 
 Fix safety

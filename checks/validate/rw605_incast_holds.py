@@ -1,12 +1,19 @@
 """RW605 incast-holds — many streams into one node do not collapse its throughput
 
 What it checks
-    Sandia's incast (seed 001 appendix): streams 1..N of `ib_write_bw -D 5 -s <size>` from the sending
+    Sandia's incast (seed 001 appendix): streams 1..N of `ib_write_bw -D 5 -s <size> --tclass=<class>
+    --report_gbits -d <dev> -x <gid idx>` from the sending
     node into the receiving node at once (N servers on their own ports on the receiver, started
     first under `timeout`, then N clients), at a few message sizes (64 KiB, 1 MiB). Per step the
     aggregate throughput is kept (details "incast", "table"). With N streams the aggregate at each
     size must stay at least 80% of what one stream reached: a lossless fabric shares the link, a
-    lossy one collapses (drops, go-back-N retransmissions).
+    lossy one collapses (drops, go-back-N retransmissions). The class is `roce_dscp << 2 | 2` (106 for
+    DSCP 26): an incast on DSCP 0 lands on the lossy priority 0 and collapses on a healthy fabric.
+    Source of the perftest syntax: the real binary, Debian 12 perftest 4.5+0.17-1 (`ib_write_bw -V`:
+    6.06), `ib_write_bw --help`: "--tclass=<value>  Set the Traffic Class in GRH (if GRH is in use)" and "-T,
+    --tos=<tos value>  Set <tos_value> to RDMA-CM QPs. available only with -R flag"; a GID-based QP given
+    `-T` is refused (" TOS only valid for rdma_cm based QP and RawEth QP "). tests/oracle/ runs these
+    lines through that binary.
 
 Why it matters
     Without PFC on the RoCE priority end to end — or with global pause instead — incast drops

@@ -40,6 +40,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from roce_wizard.lab import perftest_cli
 from roce_wizard.lab.faults import Fault
 from roce_wizard.lab.proto import Ctx, Program, Reply
 from roce_wizard.lab.world import Card, EsxiHost, Guest, Interface, MlxParam, SwitchPort, Vmnic, World
@@ -48,7 +49,6 @@ OFED_BUNDLE = "MLNX_OFED_LINUX-5.4-1.0.3.0"  # what /tmp/<bundle>-rhel8.4-x86_64
 OFED_DIR = f"/tmp/{OFED_BUNDLE}-rhel8.4-x86_64"
 UCX_VERSION = "1.12"
 OSU_VERSION = "5.7.1"
-PERFTEST_PORT = 18515
 ROCE_DEV = "mlx5_0"  # the VF's RDMA device in a guest; bare metal: mlx5_<port-1>
 LINE = "-" * 87
 MTU_ENUM = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
@@ -134,7 +134,8 @@ def _reset_counters(st: dict[str, Any], guest: Guest) -> None:
                       for i in guest.interfaces}
     st["rdma"] = {"tx_bytes": 0, "rx_bytes": 0, "tx_packets": 0, "rx_packets": 0, "cnp_sent": 0,
                   "cnp_handled": 0, "ecn_marked": 0, "out_of_sequence": 0, "pause_rx": [0] * 8,
-                  "pause_tx": [0] * 8, "discards": 0, "out_of_buffer": 0}
+                  "pause_tx": [0] * 8, "discards": 0, "out_of_buffer": 0, "prio_rx_bytes": [0] * 8,
+                  "prio_tx_bytes": [0] * 8}
 
 
 def _run_boot_hooks(world: World, guest: Guest, st: dict[str, Any]) -> None:
@@ -568,11 +569,13 @@ def _ip_link_set(world: World, guest: Guest, visible: list[Interface], words: li
         if w in ("up", "down"):
             iface.up = w == "up"
             i += 1
-        elif w == "mtu" and i + 1 < len(words):
+        elif w == "mtu" and i + 1 >= len(words):
+            return _err('Command line is not complete. Try option "help"', 255)
+        elif w == "mtu":
             try:
                 mtu = int(words[i + 1])
             except ValueError:
-                return _err(f'Error: argument "{words[i + 1]}" is wrong: Invalid "mtu" value', 255)
+                return _err(f'Error: argument "{words[i + 1]}" is wrong: Invalid "mtu" value\n\n', 255)  # iproute2 6.1
             if mtu > _max_mtu(guest, iface):
                 return _err("Error: mtu greater than device maximum.", 2)
             if mtu < 68:
@@ -653,7 +656,7 @@ _ETHTOOL_USAGE = "ethtool: bad command line argument(s)\nFor more information ru
 
 def _empty_rdma() -> dict[str, Any]:
     return {"tx_bytes": 0, "rx_bytes": 0, "tx_packets": 0, "rx_packets": 0, "discards": 0,
-            "pause_rx": [0] * 8, "pause_tx": [0] * 8}
+            "pause_rx": [0] * 8, "pause_tx": [0] * 8, "prio_rx_bytes": [0] * 8, "prio_tx_bytes": [0] * 8}
 
 
 def _ethtool_stats(world: World, guest: Guest, iface: Interface) -> list[tuple[str, int]]:
@@ -687,10 +690,9 @@ def _ethtool_stats(world: World, guest: Guest, iface: Interface) -> list[tuple[s
                  ("tx_packets_phy", c["tx_packets"] + r["tx_packets"]), ("tx_bytes_phy", phy_tx),
                  ("rx_discards_phy", r["discards"]), ("tx_discards_phy", 0),
                  ("rx_pause_ctrl_phy", 0), ("tx_pause_ctrl_phy", 0)]
-        rdma_prio = _prio_for(world, guest, (guest.traffic_class or 0) >> 2)
-        for p in range(8):
-            rb = (r["rx_bytes"] if p == rdma_prio else 0) + (c["rx_bytes"] if p == 0 else 0)
-            tb = (r["tx_bytes"] if p == rdma_prio else 0) + (c["tx_bytes"] if p == 0 else 0)
+        for p in range(8):  # RoCE bytes on the priority their class mapped to; TCP/IP on 0
+            rb = r["prio_rx_bytes"][p] + (c["rx_bytes"] if p == 0 else 0)
+            tb = r["prio_tx_bytes"][p] + (c["tx_bytes"] if p == 0 else 0)
             rows += [(f"rx_prio{p}_bytes", rb), (f"rx_prio{p}_packets", rb // 1024), (f"tx_prio{p}_bytes", tb),
                      (f"tx_prio{p}_packets", tb // 1024)]
             if guest.qos_pfc[p]:
@@ -737,13 +739,16 @@ def prog_ethtool(ctx: Ctx, argv: list[str]) -> Reply:
         return _ok(f"Pause parameters for {iface.name}:\nAutonegotiate:\toff\nRX:\t\t{on[rx]}\nTX:\t\t{on[tx]}\n\n")
     if flag in ("-A", "--pause"):
         rest = args[2:]
-        if not rest or len(rest) % 2:
-            return _err(_ETHTOOL_USAGE, 1)
+        for n, key in enumerate(rest[::2]):  # ethtool's netlink parser, its messages (Debian ethtool 6.1)
+            if key not in ("rx", "tx", "autoneg"):
+                return _err(f"ethtool (-A): unknown parameter '{key}'", 1)
+            if 2 * n + 1 >= len(rest):
+                return _err(f"ethtool (-A): no value for parameter '{key}'", 1)
+            if rest[2 * n + 1] not in ("on", "off"):
+                return _err(f"ethtool (-A): invalid value '{rest[2 * n + 1]}' for parameter '{key}'", 1)
         if paravirtual:
             return _err("Cannot set device pause parameters: Operation not supported", 76)
         for key, val in zip(rest[::2], rest[1::2], strict=True):
-            if key not in ("rx", "tx", "autoneg") or val not in ("on", "off"):
-                return _err(_ETHTOOL_USAGE, 1)
             if iface.name == guest.roce_netdev and key == "rx":
                 guest.pause_rx = val == "on"
             elif iface.name == guest.roce_netdev and key == "tx":
@@ -1157,7 +1162,11 @@ def prog_ibv_devinfo(ctx: Ctx, argv: list[str]) -> Reply:
     i = 0
     while i < len(args):
         a = args[i]
-        if a in ("-d", "--ib-dev", "-i", "--ib-port") and i + 1 < len(args):
+        if a in ("-d", "--ib-dev", "-i", "--ib-port") and i + 1 >= len(args):  # getopt's messages, then the usage
+            what = f"option '{a}' requires an argument" if a.startswith("--") else \
+                f"option requires an argument -- '{a[1]}'"
+            return Reply(stdout=_IBV_USAGE, stderr=f"ibv_devinfo: {what}\n", exit=255)
+        if a in ("-d", "--ib-dev", "-i", "--ib-port"):
             if a in ("-d", "--ib-dev"):
                 dev_name = args[i + 1]
             else:
@@ -1173,7 +1182,9 @@ def prog_ibv_devinfo(ctx: Ctx, argv: list[str]) -> Reply:
         elif a in ("-l", "--list"):
             listing = True
         else:
-            return Reply(stdout=_IBV_USAGE, exit=255)
+            what = f"unrecognized option '{a}'" if a.startswith("--") else \
+                f"invalid option -- '{a[1:2]}'" if a.startswith("-") else None
+            return Reply(stdout=_IBV_USAGE, stderr=f"ibv_devinfo: {what}\n" if what else "", exit=255)
         i += 1
     ports = rdma_ports(world, guest)
     if listing:
@@ -1533,72 +1544,10 @@ def prog_mlxconfig(ctx: Ctx, argv: list[str]) -> Reply:
 _PT_VERBS = {"ib_send_bw": ("Send", "bw"), "ib_send_lat": ("Send", "lat"), "ib_write_bw": ("RDMA_Write", "bw"),
              "ib_write_lat": ("RDMA_Write", "lat"), "ib_read_bw": ("RDMA_Read", "bw"),
              "ib_read_lat": ("RDMA_Read", "lat")}
-_PT_WITH_ARG = set("dixDsnpITQmMuSlrt")
-_PT_LONG = {"--ib-dev": "-d", "--gid-index": "-x", "--duration": "-D", "--size": "-s", "--iters": "-n",
-            "--port": "-p", "--tclass": "-T", "--mtu": "-m", "--ib-port": "-i"}
 GidRow = tuple[int, str, str | None, str, str]
 
 
-@dataclass
-class PtOpts:
-    all_sizes: bool = False
-    gbits: bool = False
-    device: str | None = None
-    gid_index: int | None = None
-    duration: int | None = None
-    size: int | None = None
-    iters: int | None = None
-    port: int = PERFTEST_PORT
-    tclass: int | None = None
-    rdma_cm: bool = False
-    bidir: bool = False
-    force_link: str | None = None
-    peer: str | None = None
-
-
-def _pt_parse(test: str, args: list[str]) -> PtOpts | str:
-    o = PtOpts()
-    i = 0
-    while i < len(args):
-        a = args[i]
-        key, eq, val = a.partition("=")
-        key = _PT_LONG.get(key, key)
-        if key in ("-a", "--all"):
-            o.all_sizes = True
-        elif key in ("--report_gbits", "-report_gbits"):
-            o.gbits = True
-        elif key in ("-F", "--CPU-freq"):
-            pass
-        elif key in ("-R", "--rdma_cm"):
-            o.rdma_cm = True
-        elif key in ("-b", "--bidirectional"):
-            o.bidir = True
-        elif key == "--force-link":
-            if not eq:
-                val, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
-            o.force_link = val
-        elif key.startswith("-") and len(key) == 2 and key[1] in _PT_WITH_ARG:
-            if not eq:
-                if i + 1 >= len(args):
-                    return f"{test}: option requires an argument -- '{key[1]}'"
-                val, i = args[i + 1], i + 1
-            if key == "-d":
-                o.device = val
-            elif not val.isdigit():
-                return f" Invalid value for -{key[1]}: {val}"
-            elif key in ("-x", "-D", "-s", "-n", "-p", "-T"):
-                attr = {"-x": "gid_index", "-D": "duration", "-s": "size", "-n": "iters", "-p": "port",
-                        "-T": "tclass"}[key]
-                setattr(o, attr, int(val))
-        elif key.startswith("-"):
-            return f"{test}: unrecognized option '{a}'"
-        else:
-            o.peer = a
-        i += 1
-    return o
-
-
-def _pt_header(test: str, o: PtOpts, port: RdmaPort, gid_index: int | None, server: bool) -> list[str]:
+def _pt_header(test: str, o: perftest_cli.PtOpts, port: RdmaPort, gid_index: int | None, server: bool) -> list[str]:
     verb, kind = _PT_VERBS[test]
     title = f"{verb}{' Bidirectional' if o.bidir else ''} {'BW' if kind == 'bw' else 'Latency'} Test"
     out = ["WARNING: BW peak won't be measured in this run."] if o.duration and kind == "bw" else []
@@ -1698,15 +1647,16 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
     world, guest = ctx.world, _guest(ctx.world, ctx.target)
     test = argv[0].rsplit("/", 1)[-1]
     kind = _PT_VERBS[test][1]
-    o = _pt_parse(test, argv[1:])
-    if isinstance(o, str):
-        return _err(o, 1)
+    o = perftest_cli.parse(test, argv[1:])  # the real binary's parser: what it refuses, refused here
+    if isinstance(o, Reply):
+        return o
     ports = rdma_ports(world, guest)
     if not ports:
-        return _err(" No IB devices found\n Couldn't get context for the device", 1)
+        return perftest_cli.no_device()
     port = next((p for p in ports if p.dev == o.device), None) if o.device else ports[0]
     if port is None:
-        return _err(f" IB device {o.device} not found\n Unable to find the Infiniband/RoCE device", 1)
+        # perftest_resources.c ctx_find_dev (linux-rdma/perftest), then the test's main
+        return _err(f"IB device {o.device} not found\n Unable to find the Infiniband/RoCE device", 1)
     gid_index, my_gid = _pick_gid(gid_table(world, guest, port), o.gid_index,
                                   guest.cma_roce_mode if o.rdma_cm else None)
     lab = _lab(world)
@@ -1732,7 +1682,7 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
                     "Unable to init the socket connection", 1)
     peer = found[0]
     lab["perftest"].pop((peer.name, o.port))
-    so: PtOpts = server["opts"]
+    so: perftest_cli.PtOpts = server["opts"]
     peer_ports = rdma_ports(world, peer)
     pport = next((p for p in peer_ports if p.dev == so.device), None) if so.device else next(iter(peer_ports), None)
     if pport is None:
@@ -1754,8 +1704,10 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
     # what the PCIe slot can carry (a card trained at Gen3 x4 caps everything behind the port)
     pcie = min(_gs(world, g).get("pcie_gbps") or 1e9 for g in (guest, peer))
     n = lab["waves"].get(server["wave"], 1)  # concurrent streams into the receiver (incast)
-    tclass = o.tclass if o.tclass is not None else (guest.traffic_class or 0)
-    prio = _prio_for(world, peer, tclass >> 2)  # the priority this stream lands in at the receiver
+    # the class this run's packets carry decides their priority at the receiver, and whether that priority
+    # is lossless there: without --tclass (or -R -T) perftest sends DSCP 0, the lossy priority 0
+    tclass = perftest_cli.traffic_class(o, guest.traffic_class)
+    prio = _prio_for(world, peer, tclass >> 2)
     mode = _lossless(world, peer, prio) if n > 1 else "pfc"
     if mode == "pfc" and n > 1 and _gs(world, peer).get("headroom_short"):
         mode = "pfc-overrun"  # PFC is on but the pause lands after the buffer overflowed
@@ -1793,7 +1745,7 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
                        f"{t:<7.2f}  \t{t * rng.uniform(1.0, 1.012):<7.2f}     \t{rng.uniform(0.05, 0.3):<7.2f}  \t\t"
                        f"{t * rng.uniform(1.05, 1.12):<7.2f}  \t\t{tmax:<7.2f}   ")
     out.append(LINE)
-    _count_rdma(world, guest, peer, moved, mtu, both_ways=(kind == "lat" or o.bidir))
+    _count_rdma(world, guest, peer, moved, mtu, both_ways=(kind == "lat" or o.bidir), tclass=tclass)
     return _ok("\n".join(out) + "\n")
 
 
@@ -1909,11 +1861,6 @@ def prog_pkill(ctx: Ctx, argv: list[str]) -> Reply:
     return Reply(exit=0 if found else 1)
 
 
-def prog_wait(ctx: Ctx, argv: list[str]) -> Reply:
-    """The shell's `wait`: nothing to wait for, `&` ran everything in the foreground here."""
-    return Reply()
-
-
 def prog_rm(ctx: Ctx, argv: list[str]) -> Reply:
     """`rm [-f] FILE...` for the files the lab keeps (under /etc, /tmp, /root)."""
     st = _gs(ctx.world, _guest(ctx.world, ctx.target))
@@ -1925,14 +1872,19 @@ def prog_rm(ctx: Ctx, argv: list[str]) -> Reply:
     return Reply(stderr="".join(e + "\n" for e in errors), exit=1 if errors else 0)
 
 
-def _count_rdma(world: World, sender: Guest, receiver: Guest, nbytes: int, mtu: int, both_ways: bool = False) -> None:
+def _count_rdma(world: World, sender: Guest, receiver: Guest, nbytes: int, mtu: int, both_ways: bool = False,
+                tclass: int | None = None) -> None:
+    """RDMA bytes on both ends; per priority by the class the packets carried (each end maps the DSCP with its
+    own trust and dscp2prio; without a class given, the device's default class)."""
     pkts = max(1, nbytes // mtu)
     wire = nbytes + 58 * pkts  # RoCE v2 headers on the wire
     for g, direction in ((sender, "tx"), (receiver, "rx")):
         r = _gs(world, g)["rdma"]
+        prio = _prio_for(world, g, (tclass if tclass is not None else (g.traffic_class or 0)) >> 2)
         for d in (direction, "rx" if direction == "tx" else "tx") if both_ways else (direction,):
             r[f"{d}_bytes"] += wire
             r[f"{d}_packets"] += pkts
+            r[f"prio_{d}_bytes"][prio] += wire
 
 
 def _ecn_on(world: World, g: Guest) -> bool:
@@ -2027,6 +1979,10 @@ def _shared_netdev(world: World, a: Guest, b: Guest) -> str | None:
     return next((n for n in names if n in nb and na[n] & nb[n]), None)
 
 
+_MPI_WITH_ARG = {"-np", "-n", "--np", "-c", "--host", "-host", "-H", "--hosts", "--hostfile", "-hostfile", "--machinefile",
+                 "-machinefile", "-x", "--map-by", "--bind-to", "--rank-by", "-npernode", "--npernode"}
+
+
 def _mpirun_args(st: dict[str, Any], env: dict[str, str], args: list[str]) -> dict[str, Any] | Reply:
     parsed: dict[str, Any] = {"np": None, "hosts": [], "program": None, "env": dict(env)}
     i = 0
@@ -2035,6 +1991,15 @@ def _mpirun_args(st: dict[str, Any], env: dict[str, str], args: list[str]) -> di
         nxt = args[i + 1] if i + 1 < len(args) else None
         if parsed["program"] is not None:
             pass  # the program's own arguments
+        elif a in _MPI_WITH_ARG and nxt is None:  # Open MPI 4.1.4's messages (Debian openmpi-bin)
+            return _err(f'mpirun: Error: option "{a}" did not have enough parameters (1)\n'
+                        "Type 'mpirun --help' for usage.", 1)
+        elif a in ("-np", "-n", "--np", "-c") and not nxt.isdigit():
+            bar = "-" * 76
+            return _err(f"{bar}\nOpen MPI has detected that a parameter given to a command line\noption does not match "
+                        f"the expected format:\n\n  Option: {a.lstrip('-')}\n  Param:  {nxt}\n\nThis is frequently "
+                        "caused by omitting to provide the parameter\nto an option that requires one. Please check the "
+                        f"command line and try again.\n{bar}", 1)
         elif a in ("-np", "-n", "--np", "-c") and nxt:
             parsed["np"], i = nxt, i + 1
         elif a in ("--host", "-host", "-H", "--hosts") and nxt:
@@ -2114,9 +2079,8 @@ def prog_mpirun(ctx: Ctx, argv: list[str]) -> Reply:
             return parsed
         env, program = parsed["env"], parsed["program"]
         if program is None:
-            return _err("--------------------------------------------------------------------------\nmpirun could not "
-                        "find anything to do.\n--------------------------------------------------------------------------",
-                        1)
+            bar = "-" * 74
+            return _err(f"{bar}\nNo executable was specified on the mpirun command line.\n\nAborting.\n{bar}", 1)
         programs_seen.append(program)
         np = parsed["np"]
         hosts = parsed["hosts"] or [guest.name]
@@ -2247,8 +2211,26 @@ def _count_tcp(world: World, a: Guest, b: Guest, nbytes: int, dev_a: str | None,
             c[f"{k}_packets"] += pkts
 
 
+_UCX_USAGE = "Usage: ucx_info [options]\nAt least one of the following options has to be set:\n"
+
+
 def prog_ucx_info(ctx: Ctx, argv: list[str]) -> Reply:
+    """ucx_info's getopt string and messages are the real one's (Debian ucx-utils 1.13.1 `ucx_info -h`)."""
     world, guest = ctx.world, _guest(ctx.world, ctx.target)
+    args = argv[1:]
+    for i, a in enumerate(args):
+        if not a.startswith("-") or a == "-":
+            continue
+        for j, c in enumerate(a[1:]):
+            if c not in "vdbyscCafpwemutnNDPA6TMh":
+                return Reply(stdout=_UCX_USAGE, stderr=f"ucx_info: invalid option -- '{c}'\n", exit=255)
+            if c in "mutnNDPA":
+                if j + 2 == len(a) and i + 1 == len(args):
+                    return Reply(stdout=_UCX_USAGE, stderr=f"ucx_info: option requires an argument -- '{c}'\n",
+                                 exit=255)
+                break
+    if not args:
+        return Reply(stdout=_UCX_USAGE, exit=254)
     version = f"# UCT version={UCX_VERSION}.0 revision 6a24c6b\n"
     if "-v" in argv[1:]:
         return _ok(version + "# configured with: --disable-logging --disable-debug --disable-assertions "
@@ -2294,7 +2276,7 @@ _BASE: dict[str, Program] = {"ip": prog_ip, "ethtool": prog_ethtool, "uname": pr
                              "reboot": prog_reboot, "shutdown": prog_shutdown, "systemctl": prog_systemctl,
                              "nmcli": prog_nmcli, "rdma": prog_rdma, "dnf": prog_dnf, "yum": prog_dnf, "tar": prog_tar,
                              "timeout": prog_timeout, "nohup": prog_nohup, "pgrep": prog_pgrep, "pkill": prog_pkill,
-                             "rm": prog_rm, "wait": prog_wait}
+                             "rm": prog_rm}
 _VERBS: dict[str, Program] = {"ibv_devinfo": prog_ibv_devinfo, "ibv_devices": prog_ibv_devices,
                               **dict.fromkeys(_PT_VERBS, _perftest)}
 _OFED: dict[str, Program] = {**_VERBS, "ofed_info": prog_ofed_info, "show_gids": prog_show_gids,

@@ -19,7 +19,10 @@ Built in: echo, printf, cat, ls, test/[, true, false, :, exit, command [-v], whi
 unset, set, cd, pwd, sleep (capped, and reported as `Reply.delay_s` so the server waits without
 blocking the other targets) and the filters grep, head, tail, wc, sort, uniq, cut, tr, tee, xargs.
 A name neither built in nor in the program table is ``sh: NAME: not found`` with exit 127, as both
-busybox (ESXi) and dash print it. ``&`` runs the command in the foreground (nothing here lasts).
+busybox (ESXi) and dash print it. ``cmd &`` is asynchronous as in a real shell: the job is forked at once
+(its words are expanded and its `>` files created then, `$!` is its pid, its stdin is /dev/null) and it runs
+when the foreground lets time pass — at a `sleep`, a `wait [pid]`, or when the line ends (a job outlives its
+shell) — so a loop polling a background server's log really polls. No `kill`/job control (`%1`).
 A program answering ``action="reboot"`` ends the line: the machine is going down.
 """
 
@@ -150,7 +153,13 @@ class Group:
     redirects: list[Redirect] = field(default_factory=list)
 
 
-Node = Simple | Pipeline | AndOr | Sequence | For | While | If | Group
+@dataclass
+class Background:
+    """`command &`: started asynchronously (see `_Shell.start_job`)."""
+    node: Node
+
+
+Node = Simple | Pipeline | AndOr | Sequence | For | While | If | Group | Background
 
 # ---------------------------------------------------------------------------- parser
 
@@ -264,7 +273,11 @@ class _Parser:
         while not self.at_list_end():
             items.append(self.and_or())
             self.blanks()
-            if self.take_op(";") or self.take_op("&"):
+            if self.take_op("&"):
+                items[-1] = Background(items[-1])
+                self.newlines()
+                continue
+            if self.take_op(";"):
                 self.newlines()
                 continue
             if self.peek() == "\n":
@@ -709,6 +722,9 @@ class _Shell:
         self.status = 0
         self.action: str | None = None
         self.delay_s = 0.0
+        self.jobs: list[tuple[int, Node, dict[str, str], _Fds]] = []  # started with `&`, not yet run
+        self.job_status: dict[int, int] = {}  # pid -> exit status of a job that ran
+        self.last_pid: int | None = None
 
     # -- files
 
@@ -888,7 +904,9 @@ class _Shell:
             return "4242"
         if name in ("#",):
             return "0"
-        if name in ("@", "*", "!") or name.isdigit() and name != "0":
+        if name == "!":
+            return "" if self.last_pid is None else str(self.last_pid)
+        if name in ("@", "*") or name.isdigit() and name != "0":
             return ""
         if name == "0":
             return "sh"
@@ -907,7 +925,40 @@ class _Shell:
 
     # -- execution
 
+    def start_job(self, node: Node, fds: _Fds) -> int:
+        """`node &`: fork now (a copy of the variables; the files its `>`/`&>` redirections name exist from
+        this moment, empty), run later (`run_jobs`)."""
+        self.last_pid = 4243 + len(self.job_status) + len(self.jobs)
+        for r in getattr(node, "redirects", []):
+            if r.op in (">", "&>", ">&", ">>"):
+                target = self.expand(r.target, fds)
+                path = target[0] if len(target) == 1 else ""
+                if path.startswith("/") and not path.startswith(("/dev/", "/sys/", "/proc/")):  # opening is no write
+                    if r.op != ">>" or path not in self.files:
+                        self.write_file(path, "")
+        self.jobs.append((self.last_pid, node, dict(self.vars), dict(fds)))
+        self.status = 0
+        return 0
+
+    def run_jobs(self, until: int | None = None) -> None:
+        """Let the background jobs run (in the order they were started), up to job `until` when given."""
+        while self.jobs:
+            pid, node, variables, fds = self.jobs.pop(0)
+            saved, status = self.vars, self.status
+            self.vars = variables
+            try:
+                self.exec(node, "", fds)
+            except _Exit as e:
+                self.status = e.code
+            finally:
+                self.vars = saved
+            self.job_status[pid], self.status = self.status, status
+            if pid == until:
+                return
+
     def exec(self, node: Node, stdin: str, fds: _Fds) -> int:
+        if isinstance(node, Background):
+            return self.start_job(node.node, fds)
         if isinstance(node, Sequence):
             for item in node.items:
                 self.exec(item, stdin, fds)
@@ -1317,7 +1368,28 @@ def _b_sleep(sh: _Shell, argv: list[str], stdin: str, fds: _Fds) -> int:
         fds[2].write("sleep: missing operand\n")
         return 1
     sh.delay_s = min(SLEEP_CAP_S, sh.delay_s + total)
+    sh.run_jobs()  # time passes: the background jobs get to run
     return 0
+
+
+def _b_wait(sh: _Shell, argv: list[str], stdin: str, fds: _Fds) -> int:
+    """`wait`: every background job, exit 0; `wait PID`: that job, its exit status (127 for a pid that is not a
+    child of this shell, as dash says)."""
+    if len(argv) < 2:
+        sh.run_jobs()
+        return 0
+    status = 0
+    for arg in argv[1:]:
+        if not arg.isdigit():
+            fds[2].write(f"sh: wait: Illegal number: {arg}\n" if not sh.esxi else f"sh: wait: {arg}: bad pid\n")
+            return 2
+        pid = int(arg)
+        if pid not in sh.job_status and all(j[0] != pid for j in sh.jobs):
+            status = 127
+            continue
+        sh.run_jobs(until=pid)
+        status = sh.job_status.get(pid, 127)
+    return status
 
 
 def _b_test(sh: _Shell, argv: list[str], stdin: str, fds: _Fds) -> int:
@@ -1735,7 +1807,7 @@ def _b_xargs(sh: _Shell, argv: list[str], stdin: str, fds: _Fds) -> int:
 SPECIAL_BUILTINS: dict[str, Builtin] = {
     "true": _b_true, ":": _b_true, "false": _b_false, "exit": _b_exit, "echo": _b_echo, "printf": _b_printf,
     "export": _b_export, "unset": _b_unset, "set": _b_set, "cd": _b_cd, "pwd": _b_pwd,
-    "command": _b_command, "type": _b_type, "test": _b_test, "[": _b_test,
+    "command": _b_command, "type": _b_type, "test": _b_test, "[": _b_test, "wait": _b_wait,
 }
 UTILITIES: dict[str, Builtin] = {
     "cat": _b_cat, "ls": _b_ls, "grep": _b_grep, "egrep": lambda sh, a, s, f: _b_grep(sh, ["grep", "-E", *a[1:]], s, f),
@@ -1776,18 +1848,25 @@ def run(
         tree = parse(line)
     except ShellSyntaxError as exc:
         return Reply(stdout="", stderr=f"sh: {exc}\n", exit=2)
-    try:
-        shell.exec(tree, ctx.stdin, {0: _Null(), 1: out, 2: err})
-    except _Exit as e:
-        shell.status = e.code
-    except _Halt:
-        pass
-    except ShellSyntaxError as exc:
-        err.write(f"sh: {exc}\n")
-        shell.status = 2
-    except RecursionError:
-        err.write("sh: nesting too deep\n")
-        shell.status = 2
+    for phase in ("line", "jobs"):  # then the jobs the line left running (their output still reaches the client)
+        status = shell.status
+        try:
+            if phase == "line":
+                shell.exec(tree, ctx.stdin, {0: _Null(), 1: out, 2: err})
+            else:
+                shell.run_jobs()
+        except _Exit as e:
+            shell.status = e.code
+        except _Halt:
+            break
+        except ShellSyntaxError as exc:
+            err.write(f"sh: {exc}\n")
+            shell.status = 2
+        except RecursionError:
+            err.write("sh: nesting too deep\n")
+            shell.status = 2
+        if phase == "jobs":
+            shell.status = status  # the line's exit status is its own, not its jobs'
     reply = Reply(stdout=out.text(), stderr=err.text(), exit=shell.status, action=shell.action)
     if shell.delay_s:
         try:

@@ -13,6 +13,7 @@ from roce_wizard.catalog import SECTIONS
 from roce_wizard.fixes import Planned
 from roce_wizard.model import Safety, Stage
 from roce_wizard.report import STYLE
+from roce_wizard.switchview import human_command
 from roce_wizard.tui.board import Board
 
 RAW_LINES = 25
@@ -43,7 +44,12 @@ def plan_lines(planned: list[Planned]) -> list[Text]:
         if plan.reboot_reason:
             out.append(Text(f"    reboot: {plan.reboot_reason}", style="yellow"))
         for step in plan.steps:
-            out.append(Text(f"    $ {step.command}", style="cyan"))
+            shown = human_command(step.command)
+            if shown != step.command:  # a switch configuration: its lines, not the transport's JSON header
+                out.append(Text(f"    {step.description}:", style="cyan"))
+                out += [Text(f"      {line}", style="cyan") for line in shown.split("\n")]
+            else:
+                out.append(Text(f"    $ {step.command}", style="cyan"))
             if step.before is not None or step.after is not None:
                 out.append(Text(f"      {step.before} → {step.after}", style="dim"))
     return out
