@@ -181,14 +181,18 @@ def _secret_options(options: Any, key: str = "") -> list[str]:
     return []
 
 
-def inventory_document(inventory: Any) -> dict[str, Any]:
-    """The inventory as roce-wizard resolved it, host ranges expanded, credentials as references only."""
+def inventory_document(inventory: Any, counts: dict[str, int] | None = None) -> dict[str, Any]:
+    """The inventory as roce-wizard resolved it, host ranges expanded, credentials as references only.
+    `counts` learns how many values were redacted (the manifest reports them like any other file's)."""
     from roce_wizard.model import SecretSource  # noqa: PLC0415
+
+    counts = {} if counts is None else counts
 
     def password(ref: Any) -> Any:
         if ref is None:
             return None
         if ref.source is SecretSource.PLAINTEXT:
+            counts["inventory secret"] = counts.get("inventory secret", 0) + 1
             return REDACTED
         if ref.source is SecretSource.PROMPT:
             return "prompt"
@@ -200,6 +204,7 @@ def inventory_document(inventory: Any) -> dict[str, Any]:
         if isinstance(value, list):
             return [options(v, key) for v in value]
         if key and _SECRET_KEY.search(key) and value not in (None, True, False):
+            counts["secret field"] = counts.get("secret field", 0) + 1
             return REDACTED
         return value
 
@@ -687,16 +692,17 @@ def build_bundle(run_dir: Path, *, inventory_path: Path | None = None, anonymize
     sources["versions.json"] = json.dumps(versions(run_dir, kinds), indent=1, ensure_ascii=False)
     sources["reboot-ledger.json"] = json.dumps(reboot_ledger(run_dir, events, hosts), indent=1,
                                                ensure_ascii=False, default=str)
+    inventory_counts: dict[str, int] = {}  # what inventory_document redacted before the text redaction runs
     if inventory is not None:
         sources["inventory.yaml"] = ("# the inventory as roce-wizard resolved it (host ranges expanded); credentials "
-                                     "are references,\n# every secret value is " + REDACTED + "\n"
-                                     + yaml.safe_dump(inventory_document(inventory), sort_keys=False))
+                                     "are references,\n# every secret value is redacted\n"
+                                     + yaml.safe_dump(inventory_document(inventory, inventory_counts), sort_keys=False))
 
     redactor = Redactor(tuple(secret_values(inventory, inventory_path)))
     counts: dict[str, dict[str, int]] = {}
     cleaned: dict[str, str] = {}
     for name, text in sources.items():
-        c: dict[str, int] = {}
+        c: dict[str, int] = dict(inventory_counts) if name == "inventory.yaml" else {}
         if name.endswith(".yaml"):
             cleaned[name] = redactor.text(text, c)
         else:

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from roce_wizard.bundle import Anonymizer, Redactor, build_bundle, incast_svg, render_html
+from roce_wizard.bundle import REDACTED, Anonymizer, Redactor, build_bundle, incast_svg, render_html
 from roce_wizard.cli import app
 from tests.conftest import REPO
 
@@ -327,3 +327,48 @@ def test_a_secret_that_survives_redaction_means_no_bundle(recorded, monkeypatch)
     assert result.exit_code == 2 and "refusing to write the bundle" in result.output
     assert not (tmp / "leaky.tar.gz").exists()
     assert os.listdir(tmp).count("leaky.tar.gz") == 0
+
+
+def _source_markers(run: Path, name: str) -> int:
+    """How many redaction markers a member's source already held (a recorded output may print one)."""
+    source = run / name
+    return source.read_text(encoding="utf-8").count(REDACTED) if source.is_file() else 0
+
+
+def test_manifest_counts_are_true_for_every_file(recorded):
+    """Each file's count in bundle.json is the number of values redacted in it: the markers it holds, less those
+    its source held already. Before, inventory.yaml said nothing was redacted while its plaintext password and
+    secret option had been."""
+    run, inventory, _ = recorded
+    bundle = build_bundle(run, inventory_path=inventory)
+    manifest = json.loads(bundle.members[0].data)
+    assert bundle.members[0].name == "bundle.json"
+    by_name = {m.name: m for m in bundle.members}
+    checked = 0
+    for entry in manifest["files"]:
+        if entry["path"].startswith("summary."):  # rendered from results.json after its redaction
+            continue
+        written = by_name[entry["path"]].data.decode("utf-8").count(REDACTED)
+        assert sum(entry["redacted"].values()) == written - _source_markers(run, entry["path"]), entry["path"]
+        checked += 1
+    assert checked >= 10
+    counts = {f["path"]: f["redacted"] for f in manifest["files"]}
+    # four guests inherit the plaintext password, the esx-[01-04] entry its api_token
+    assert counts["inventory.yaml"] == {"inventory secret": 4, "secret field": 4}
+
+
+def test_a_secret_only_in_the_inventory_is_reported(tmp_path, monkeypatch):
+    """The user-visible line: a run whose only secret is the inventory's plaintext password must not say
+    'nothing needed redacting'."""
+    monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", str(tmp_path / "state"))
+    inv = yaml.safe_load((SAMPLE / "inventory.yaml").read_text())
+    inv["defaults"]["guest"] = {"username": "root", "password": PLAIN_PW}
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text(yaml.safe_dump(inv))
+    assert runner.invoke(app, ["doctor", "-i", str(inventory), "--replay", str(SAMPLE / "recordings.yaml")]).exit_code == 1
+    (run,) = [p for p in (tmp_path / "state" / "runs").iterdir() if p.is_dir()]
+    listed = export("--run", str(run), "--list")
+    assert listed.exit_code == 0, listed.output
+    assert "nothing needed redacting" not in listed.output
+    assert re.search(r"inventory\.yaml\s+redacted: 4 inventory secret", listed.output)  # four guests
+    assert PLAIN_PW not in listed.output
