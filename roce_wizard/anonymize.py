@@ -3,7 +3,9 @@
 Hostnames, IPv4/IPv6 addresses, MACs, GUIDs, UUIDs and serial numbers become pseudonyms that are consistent across
 every file of one bundle (same input, same pseudonym; the MAC, GUID and EUI-64 link-local spellings of one address map
 alike), keep their syntax (so `analyze` still parses the outputs) and keep structure readable: esxi-01, guest-02,
-10.0.1.11 in the same pseudo subnet as its neighbours.
+10.0.1.11 in the same pseudo subnet as its neighbours. perftest's decimal GIDs (`GID: 00:…:255:255:192:168:06:116`,
+each byte printed `%02d`) carry the same pseudonym as the address they encode, and home directories (/home/<user>,
+/Users/<user>) and site names from the inventory are replaced in paths too.
 """
 
 from __future__ import annotations
@@ -30,8 +32,18 @@ _VERSION_CONTEXT = re.compile(r"(?i)(version|\bver\b|_ver\b|fw|firmware|driver|b
 _FQDN = re.compile(r"(?<![\w.-])[A-Za-z0-9-]+(?:\.[A-Za-z][A-Za-z0-9-]*){2,}(?![\w-])")
 _HOST_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _SENTINEL = re.compile("\x00(\\d+)\x00")
+# perftest's GID: the 16 bytes of the address, each printed %02d and joined by colons
+_DEC_GID = re.compile(r"(?<![\d:.])\d{1,3}(?::\d{1,3}){15}(?![\d:]|\.\d)")
+# a home directory names a person: /home/alice, /Users/alice, C:\Users\alice
+_HOME = re.compile(r"(?<![\w.-])(/home/|/Users/|[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/))([A-Za-z0-9][A-Za-z0-9._-]*)")
+_NOT_USERS = {"shared", "public", "default", "all users", "guest"}
+# options whose values name a site (vCenter datacenter and cluster, a location)
+_SITE_OPTION = re.compile(r"(?i)^(site|cluster|datacenter|data_center|dc|location|region|campus|pod|building)$")
+# an inventory's directory is often named after its site, unless it is one of these
+_GENERIC_DIRS = {"examples", "example", "inventory", "inventories", "etc", "config", "configs", "tmp", "var", "srv",
+                 "opt", "home", "work", "src", "roce-wizard", "roce_wizard", "sample-cluster", "lab", "data", "tests"}
 
-_KIND_PREFIX = {"esxi": "esxi", "guest": "guest", "linux": "node", "switch": "switch", "vcenter": "vcenter",
+_KIND_PREFIX = {"site": "site", "esxi": "esxi", "guest": "guest", "linux": "node", "switch": "switch", "vcenter": "vcenter",
                 "bmc": "bmc", "vm": "vm", "host": "host"}
 
 
@@ -62,10 +74,13 @@ class Anonymizer:
     hw: dict[str, None] = field(default_factory=dict)  # normalized hex of MACs and GUIDs
     uuids: dict[str, None] = field(default_factory=dict)
     serials: dict[str, None] = field(default_factory=dict)
+    users: dict[str, None] = field(default_factory=dict)  # account names seen in home directory paths
+    site_dirs: dict[str, None] = field(default_factory=dict)  # directory names that name a site
     mapping: dict[str, str] = field(default_factory=dict)  # category:original -> pseudonym
     _names_re: re.Pattern[str] | None = None
     _serials_re: re.Pattern[str] | None = None
     _known_v4_re: re.Pattern[str] | None = None
+    _site_dirs_re: re.Pattern[str] | None = None
     frozen: bool = False
 
     # -- pass 1
@@ -97,6 +112,16 @@ class Anonymizer:
                 self.ipv4.setdefault(t.roce.ip.split("/")[0], None)
             for port in t.roce.switch_ports:
                 self.seed_name(port.partition(":")[0], "switch")
+            for key, value in (t.options or {}).items():
+                if isinstance(value, str) and _SITE_OPTION.match(str(key)):
+                    self.seed_name(value, "site")
+
+    def seed_site_dir(self, directory: str) -> None:
+        """The directory an inventory lives in (`…/paris-dc1/inventory.yaml`) names a site unless it is generic:
+        replaced where it is a path component (elsewhere the word may be ordinary text)."""
+        if directory and directory.lower() not in _GENERIC_DIRS and re.search(r"[A-Za-z]", directory) \
+                and not directory.startswith(".") and _HOST_RE.match(directory):
+            self.site_dirs.setdefault(directory, None)
 
     def collect(self, text: str) -> None:
         for m in _SERIAL.finditer(text):
@@ -110,6 +135,12 @@ class Anonymizer:
                 self.seed_name(m.group(0), self.names[label])
         for m in _UUID.finditer(text):
             self.uuids.setdefault(m.group(0).lower(), None)
+        for m in _HOME.finditer(text):
+            if m.group(2).lower() not in _NOT_USERS:
+                self.users.setdefault(m.group(2), None)
+        for m in _DEC_GID.finditer(text):
+            if (gid := _dec_gid(m.group(0))) is not None:
+                self._collect_v6(str(gid))
         for rx in (_HWADDR, _GUID4, _GUID0X):
             for m in rx.finditer(text):
                 self.hw.setdefault(_hex_key(m.group(0)), None)
@@ -117,12 +148,19 @@ class Anonymizer:
             self.hw.setdefault(_hex_key(m.group(2)), None)
         for m in _IPV6.finditer(text):
             if (addr := _v6(m.group(0))) is not None:
-                self.ipv6.setdefault(addr, None)
-                if (mapped := ipaddress.IPv6Address(addr).ipv4_mapped) is not None:
-                    self.quads.setdefault(str(mapped), [0, 0])[0] += 1
+                self._collect_v6(addr)
         for m in _QUAD.finditer(text):
             if _v4(m.group(0)):
                 self.quads.setdefault(m.group(0), [0, 0])[1 if _is_version(text, m.start(), m.end()) else 0] += 1
+
+    def _collect_v6(self, addr: str) -> None:
+        ip = ipaddress.IPv6Address(addr)
+        if ip.ipv4_mapped is not None:
+            self.quads.setdefault(str(ip.ipv4_mapped), [0, 0])[0] += 1
+            return
+        self.ipv6.setdefault(str(ip), None)
+        if (mac := _eui64_mac(ip)) is not None:  # fe80::0e42:a1ff:fed3:9846 carries MAC 0c:42:a1:d3:98:46
+            self.hw.setdefault(mac, None)
 
     # -- mappings
     def freeze(self) -> None:
@@ -168,10 +206,20 @@ class Anonymizer:
                 while nets[net] in original_nets:
                     nets[net] = fresh("net", lambda n: f"10.{(n - 1) // 256}.{(n - 1) % 256}")
             self.mapping[f"v4:{addr}"] = f"{nets[net]}.{host}"
+        for key in self.hw:
+            if set(key) <= {"0"} or set(key) <= {"f"}:
+                continue
+            n = int(fresh(f"hw{len(key)}", lambda n: str(n)))
+            # locally administered, unicast: 02:00:…:nn
+            self.mapping[f"hw:{key}"] = ("02" + f"{n:0{len(key) - 2}x}")[-len(key):] if len(key) > 2 else key
         prefixes: dict[int, str] = {}
         for addr in self.ipv6:
             ip = ipaddress.IPv6Address(addr)
             if ip.ipv4_mapped is not None or ip.is_unspecified or ip.is_loopback:
+                continue
+            mac = _eui64_mac(ip)
+            if mac is not None and f"hw:{mac}" in self.mapping:
+                self.mapping[f"v6:{addr}"] = str(_eui64_link_local(self.mapping[f"hw:{mac}"], ip))
                 continue
             iid = fresh("iid", lambda n: str(n))
             if ip.is_link_local:
@@ -180,12 +228,6 @@ class Anonymizer:
             net = int(ip) >> 64
             prefixes.setdefault(net, fresh("v6net", lambda n: f"fd00:0:0:{n:x}"))
             self.mapping[f"v6:{addr}"] = str(ipaddress.IPv6Address(f"{prefixes[net]}::{int(iid):x}"))
-        for key in self.hw:
-            if set(key) <= {"0"} or set(key) <= {"f"}:
-                continue
-            n = int(fresh(f"hw{len(key)}", lambda n: str(n)))
-            # locally administered, unicast: 02:00:…:nn
-            self.mapping[f"hw:{key}"] = ("02" + f"{n:0{len(key) - 2}x}")[-len(key):] if len(key) > 2 else key
         for value in self.uuids:
             if set(value) <= {"0", "-"}:
                 continue
@@ -193,6 +235,13 @@ class Anonymizer:
             self.mapping[f"uuid:{value}"] = f"00000000-0000-4000-8000-{n:012x}"
         for value in self.serials:
             self.mapping[f"serial:{value}"] = fresh("serial", lambda n: f"SERIAL{n:04d}")
+        for user in self.users:
+            self.mapping[f"user:{user}"] = fresh("user", lambda n: f"user-{n:02d}")
+        for site in self.site_dirs:
+            self.mapping[f"sitedir:{site}"] = (self.mapping.get(f"name:{site}")
+                                               or fresh("site", lambda n: f"site-{n:02d}"))
+        self._site_dirs_re = (re.compile(r"(?<=[/\\])(" + "|".join(map(re.escape, self.site_dirs)) + r")(?=[/\\]|$|[\s\"'])")
+                              if self.site_dirs else None)
         names = sorted((n for n in self.names if f"name:{n}" in self.mapping), key=len, reverse=True)
         self._names_re = (re.compile(r"(?<![A-Za-z0-9_-])(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_-])")
                           if names else None)
@@ -258,7 +307,26 @@ class Anonymizer:
             rendered = pseudo6.exploded if "::" not in original and original.count(":") == 7 else str(pseudo6)
             return hold(rendered.upper() if original.isupper() else rendered)
 
-        text_now = text
+        def dec_gid(m: re.Match[str]) -> str:
+            gid = _dec_gid(m.group(0))
+            if gid is None:
+                return m.group(0)
+            if gid.ipv4_mapped is not None:
+                inner = self.mapping.get(f"v4:{gid.ipv4_mapped}")
+                pseudo = ipaddress.IPv6Address(f"::ffff:{inner}") if inner else None
+            else:
+                found = self.mapping.get(f"v6:{gid}")
+                pseudo = ipaddress.IPv6Address(found) if found else None
+            return m.group(0) if pseudo is None else hold(":".join(f"{b:02d}" for b in pseudo.packed))
+
+        def home(m: re.Match[str]) -> str:
+            pseudo = self.mapping.get(f"user:{m.group(2)}")
+            return m.group(1) + hold(pseudo) if pseudo else m.group(0)
+
+        text_now = _DEC_GID.sub(dec_gid, text)
+        text_now = _HOME.sub(home, text_now)
+        if self._site_dirs_re is not None:
+            text_now = self._site_dirs_re.sub(lambda m: hold(self.mapping[f"sitedir:{m.group(1)}"]), text_now)
         if self._names_re is not None:
             text_now = self._names_re.sub(name, text_now)
         text_now = _SERIAL.sub(serial_labeled, text_now)
@@ -327,3 +395,27 @@ def _like(original: str, pseudo_hex: str) -> str:
     for ch in body:
         out.append(next(digits) if ch in "0123456789abcdefABCDEF" else ch)
     return (original[:2] if body is not original else "") + "".join(out)
+
+
+def _dec_gid(text: str) -> ipaddress.IPv6Address | None:
+    """`254:128:00:…:152:70` (perftest prints each GID byte %02d) as the address it is."""
+    parts = [int(p) for p in text.split(":")]
+    if len(parts) != 16 or any(p > 255 for p in parts):
+        return None
+    gid = ipaddress.IPv6Address(bytes(parts))
+    return None if gid.is_unspecified else gid
+
+
+def _eui64_mac(ip: ipaddress.IPv6Address) -> str | None:
+    """The MAC inside a modified EUI-64 interface id (…:xxxx:xxff:fexx:xxxx), as 12 hex digits."""
+    iid = ip.packed[8:]
+    if not ip.is_link_local or iid[3:5] != b"\xff\xfe":
+        return None
+    mac = bytes([iid[0] ^ 0x02]) + iid[1:3] + iid[5:8]
+    return None if set(mac) <= {0} else mac.hex()
+
+
+def _eui64_link_local(mac_hex: str, original: ipaddress.IPv6Address) -> ipaddress.IPv6Address:
+    mac = bytes.fromhex(mac_hex)
+    iid = bytes([mac[0] ^ 0x02]) + mac[1:3] + b"\xff\xfe" + mac[3:6]
+    return ipaddress.IPv6Address(original.packed[:8] + iid)

@@ -714,6 +714,8 @@ def build_bundle(run_dir: Path, *, inventory_path: Path | None = None, anonymize
         anonymizer = Anonymizer()
         if inventory is not None:
             anonymizer.seed_inventory(inventory)
+        if inventory_path is not None:
+            anonymizer.seed_site_dir(inventory_path.resolve().parent.name)
         for host in sorted(h for h in hosts if h):
             anonymizer.seed_name(host, kinds.get(host, "host"))
         for name in sorted(cleaned):  # raw/<target>/: a target this inventory does not name is a host too
