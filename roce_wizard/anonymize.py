@@ -43,7 +43,8 @@ _SITE_OPTION = re.compile(r"(?i)^(site|cluster|datacenter|data_center|dc|locatio
 _GENERIC_DIRS = {"examples", "example", "inventory", "inventories", "etc", "config", "configs", "tmp", "var", "srv",
                  "opt", "home", "work", "src", "roce-wizard", "roce_wizard", "sample-cluster", "lab", "data", "tests"}
 
-_KIND_PREFIX = {"site": "site", "esxi": "esxi", "guest": "guest", "linux": "node", "switch": "switch", "vcenter": "vcenter",
+_KIND_PREFIX = {"site": "site", "esxi": "esxi", "guest": "guest", "linux": "node", "switch": "switch",
+                "vcenter": "vcenter",
                 "bmc": "bmc", "vm": "vm", "host": "host"}
 
 
@@ -240,8 +241,8 @@ class Anonymizer:
         for site in self.site_dirs:
             self.mapping[f"sitedir:{site}"] = (self.mapping.get(f"name:{site}")
                                                or fresh("site", lambda n: f"site-{n:02d}"))
-        self._site_dirs_re = (re.compile(r"(?<=[/\\])(" + "|".join(map(re.escape, self.site_dirs)) + r")(?=[/\\]|$|[\s\"'])")
-                              if self.site_dirs else None)
+        sites = "|".join(map(re.escape, self.site_dirs))  # a path component only: elsewhere it may be a word
+        self._site_dirs_re = re.compile(r"(?<=[/\\])(" + sites + r")(?=[/\\]|$|[\s\"'])") if sites else None
         names = sorted((n for n in self.names if f"name:{n}" in self.mapping), key=len, reverse=True)
         self._names_re = (re.compile(r"(?<![A-Za-z0-9_-])(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_-])")
                           if names else None)

@@ -11,17 +11,19 @@
         reboot-ledger.json   per host: pending reboots and reboot history
         inventory.yaml       the inventory as roce-wizard resolved it, credentials as references only
 
-Secrets never reach the archive. Every file goes through the same redaction: the values the inventory
-resolves as secrets (plaintext passwords, the env vars and keyring entries it references, secret-named
+Secrets never reach the archive. Every file goes through the same redaction (roce_wizard.redact): the values the
+inventory resolves as secrets (plaintext passwords, the env vars and keyring entries it references, secret-named
 options, dotenv files beside it such as a lab's lab.env, the SSH key file's lines), PEM private key blocks,
-`password=`/`token:`/`secret`/`community` forms, switch-config secrets, bearer/basic auth and URL
-userinfo. Before anything is written each member is checked byte by byte for every known secret; one
-left means no bundle (BundleError), not a leaky one.
+`password=`/`token:`/`secret`/`community` forms, switch-config secrets per vendor (roce_wizard.switch_secrets),
+bearer/basic auth and URL userinfo. The manifest counts, per file, what was redacted in it. Before anything is
+written each member is checked byte by byte for every known secret; one left means no bundle (BundleError), not a
+leaky one.
 
-`anonymize=True` also replaces hostnames, IPv4/IPv6 addresses, MACs, GUIDs, UUIDs and serial numbers with
-pseudonyms that are consistent across every file (same input, same pseudonym; MAC and GUID spellings of
-one address map alike), keep their syntax (so `analyze` still parses the outputs) and keep structure
-readable: esxi-01, guest-02, 10.0.1.11 in the same pseudo subnet as its neighbours.
+`anonymize=True` (roce_wizard.anonymize) also replaces hostnames, IPv4/IPv6 addresses (perftest's decimal GIDs
+included), MACs, GUIDs, UUIDs, serial numbers, home directories and site directories with pseudonyms that are
+consistent across every file (same input, same pseudonym; MAC, GUID and EUI-64 GID spellings of one address map
+alike), keep their syntax (so `analyze` still parses the outputs) and keep structure readable: esxi-01, guest-02,
+10.0.1.11 in the same pseudo subnet as its neighbours.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ Syntax taken from the vendors' configuration guides (found with the project's se
   https://docs.nvidia.com/networking/display/onyxv3102002/user+management+and+security+commands :
   `username NAME password [0|7] VALUE` (0 cleartext, 7 encrypted); same chapter for `radius-server key`,
   `tacacs-server [host H] key`, `ldap bind-password`, `snmp-server user NAME v3 auth sha|md5 KEY priv aes-128|des KEY`.
-- Dell SmartFabric OS10 — "Configure username and password", OS10 User Guide 10.5.4,
-  https://dell.com/support/manuals/en-in/smartfabric-os10-emp-partner/smartfabric-os-user-guide-10-5-4/configure-username-and-password :
+- Dell SmartFabric OS10 — "Configure username and password", OS10 User Guide 10.5.4 (below):
+  https://dell.com/support/manuals/en-in/smartfabric-os10-emp-partner/smartfabric-os-user-guide-10-5-4/configure-username-and-password
   `username NAME password VALUE role ROLE [priv-lvl N]` (stored as SHA-512 `$6$…`); OS10 User Guide
   (manualshelf.com, S4112F-ON, p.1305): `enable password 0|sha-256|sha-512 VALUE priv-lvl N`; OS10 User Guide
   (manualowl.com, MX9116n, p.140 "Configure SNMP users"): `snmp-server user NAME GROUP 3 auth md5|sha PASS priv
@@ -34,7 +34,8 @@ Syntax taken from the vendors' configuration guides (found with the project's se
   (`nv set vrf VRF router bgp neighbor N password VALUE`); "TACACS" and "RADIUS AAA", Cumulus Linux 5.x User Guide,
   https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-514/System-Configuration/Authentication-Authorization-and-Accounting/TACACS
   (`nv set system aaa tacacs server P secret VALUE`, `nv set system aaa radius server H secret VALUE`);
-  "User Account Commands", NVIDIA NVOS User Manual, https://networking-docs.nvidia.com/nvosinfinibandum/25.02.8008/user-account-commands
+  "User Account Commands", NVIDIA NVOS User Manual,
+  https://networking-docs.nvidia.com/nvosinfinibandum/25.02.8008/user-account-commands
   (`password`, `hashed-password` per user). In `nv config show` YAML the same keys appear as `password:`,
   `hashed-password:`, `secret:`, `auth-md5:`/`auth-sha:`, `encrypt-aes:`/`encrypt-des:`, and a community is a KEY
   under `readonly-community:`/`readwrite-community:`.
@@ -69,7 +70,8 @@ def _line(head: str) -> re.Pattern[str]:
 # one secret per line; `head` is everything kept before the value
 LINE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # EOS / Onyx / OS10: username NAME … password|secret [type] VALUE
-    ("username", _line(r"[ \t]*username[ \t]+\S+(?:[ \t]+\S+)*?[ \t]+(?:password|secret|sha256-password)[ \t]+" + _TYPE)),
+    ("username", _line(r"[ \t]*username[ \t]+\S+(?:[ \t]+\S+)*?[ \t]+(?:password|secret|sha256-password)[ \t]+"
+                       + _TYPE)),
     # EOS / OS10: enable password|secret [type] VALUE
     ("enable", _line(r"[ \t]*enable[ \t]+(?:password|secret|sha256-password)[ \t]+" + _TYPE)),
     # EOS / Onyx / OS10: snmp-server community VALUE [ro|rw] …
@@ -94,8 +96,8 @@ LINE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("shared secret", _line(r"[ \t]+secret[ \t]+\d+[ \t]+(?:0|7|8a)[ \t]+")),
     # LDAP bind credentials (Onyx `ldap bind-password`, nslcd.conf `bindpw`)
     ("ldap bind password", _line(r"[^\n]*?\b(?:bind-?password|bindpw|bind-pw)[ \t]+" + _TYPE)),
-    # OSPFv3 / IPsec: … passphrase [type] VALUE
-    ("passphrase", _line(r"[^\n]*?\bpassphrase[ \t]+" + _TYPE)),
+    # EOS OSPFv3 / IPsec: … passphrase [type] VALUE (not the ssh-keygen prompt)
+    ("passphrase", _line(r"[^\n]*?\b(?:ospfv3|ipsec)\b[^\n]*?\bpassphrase[ \t]+" + _TYPE)),
 )
 
 # several secrets on one line: SNMPv3 users (auth ALGO KEY priv ALGO KEY) and NVUE `nv set …` lines
@@ -180,7 +182,8 @@ def _sonic_tables(text: str) -> tuple[str, int]:
             for community in table:
                 if community == REDACTED:
                     continue
-                span, k = re.subn(r'"' + re.escape(json.dumps(community)[1:-1]) + r'"(?=[ \t]*:)', f'"{REDACTED}"', span)
+                name = re.escape(json.dumps(community)[1:-1])
+                span, k = re.subn(r'"' + name + r'"(?=[ \t]*:)', f'"{REDACTED}"', span)
                 n += k
         else:
             span, k = re.subn(r'("value"[ \t]*:[ \t]*)"(?!<redacted>)(?:[^"\\]|\\.)*"', rf'\1"{REDACTED}"', span)

@@ -365,7 +365,8 @@ def test_a_secret_only_in_the_inventory_is_reported(tmp_path, monkeypatch):
     inv["defaults"]["guest"] = {"username": "root", "password": PLAIN_PW}
     inventory = tmp_path / "inventory.yaml"
     inventory.write_text(yaml.safe_dump(inv))
-    assert runner.invoke(app, ["doctor", "-i", str(inventory), "--replay", str(SAMPLE / "recordings.yaml")]).exit_code == 1
+    doctor = runner.invoke(app, ["doctor", "-i", str(inventory), "--replay", str(SAMPLE / "recordings.yaml")])
+    assert doctor.exit_code == 1, doctor.output
     (run,) = [p for p in (tmp_path / "state" / "runs").iterdir() if p.is_dir()]
     listed = export("--run", str(run), "--list")
     assert listed.exit_code == 0, listed.output
@@ -435,17 +436,23 @@ def test_anonymize_replaces_home_directories_and_the_sites_directory_in_paths(re
     site = tmp / "paris-dc1"
     site.mkdir()
     moved = site / "inventory.yaml"
-    moved.write_text(inventory.read_text())
+    inv = yaml.safe_load(inventory.read_text())
+    inv["targets"]["esxi"][0]["options"]["datacenter"] = "ParisDC7"  # a vCenter datacenter names the site too
+    moved.write_text(yaml.safe_dump(inv))
     with (run / "events.jsonl").open("a") as fh:
         fh.write(json.dumps({"type": "note", "ts": 3.0, "path": "/home/alice.m/sites/paris-dc1/inventory.yaml",
-                             "log": "/Users/alice.m/roce/run.log", "other": "/home/bob/x"}) + "\n")
+                             "log": "/Users/alice.m/roce/run.log", "other": "/home/bob/x",
+                             "datastore": "/vmfs/volumes/ds1/ParisDC7/vm.vmx"}) + "\n")
     bundle = build_bundle(run, inventory_path=moved, anonymize=True)
     for m in bundle.members:
-        for original in ("alice.m", "/home/bob", "/paris-dc1"):
+        for original in ("alice.m", "/home/bob", "/paris-dc1", "ParisDC7"):
             assert original not in m.data.decode("utf-8") and original not in m.name, f"{original} in {m.name}"
-    events = [json.loads(line) for line in next(m.data for m in bundle.members if m.name == "events.jsonl").splitlines()]
+    journal = next(m.data for m in bundle.members if m.name == "events.jsonl")
+    events = [json.loads(line) for line in journal.splitlines()]
     note = next(e for e in events if e.get("type") == "note")
     user = note["path"].split("/")[2]
-    assert note["path"] == f"/home/{user}/sites/site-01/inventory.yaml" and user.startswith("user-")
+    assert re.fullmatch(rf"/home/{user}/sites/site-\d\d/inventory\.yaml", note["path"]) and user.startswith("user-")
     assert note["log"] == f"/Users/{user}/roce/run.log"  # the same person, the same pseudonym
     assert note["other"].startswith("/home/user-") and note["other"] != f"/home/{user}/x"
+    assert re.fullmatch(r"/vmfs/volumes/ds1/site-\d\d/vm\.vmx", note["datastore"])
+    assert note["datastore"].split("/")[4] != note["path"].split("/")[4]  # two sites, two pseudonyms

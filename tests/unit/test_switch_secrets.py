@@ -35,6 +35,8 @@ CASES = [
     ("eos", "   isis authentication key 7 0822455D0AEosIsis", ["0822455D0AEosIsis"], ["   isis authentication key 7 "]),
     ("eos", "   session shared-secret profile mgmt\n      secret 1 7 0822455D0AEosShared infinite infinite",
      ["0822455D0AEosShared"], ["      secret 1 7 ", " infinite infinite"]),
+    ("eos", "   ospfv3 authentication ipsec spi 256 sha1 passphrase 7 0822455D0AEosV3", ["0822455D0AEosV3"],
+     ["   ospfv3 authentication ipsec spi 256 sha1 passphrase 7 "]),
     # NVIDIA Onyx
     ("onyx", "username admin password 7 $6$FKA2ZoWB$OnyxUserHash", ["$6$FKA2ZoWB$OnyxUserHash"],
      ["username admin password 7 "]),
@@ -116,7 +118,7 @@ def test_ntp_key_number_stays_and_key_goes():
 
 
 def test_plain_prose_and_show_output_stay():
-    text = ("BGP neighbor is 10.0.0.2, remote AS 65002\nntp authenticate\n"
+    text = ("BGP neighbor is 10.0.0.2, remote AS 65002\nntp authenticate\nEnter passphrase for key '/root/.ssh/id':\n"
             "snmp-server enable traps\nusername admin role network-admin nopassword\n")
     counts: dict[str, int] = {}
     assert Redactor(()).text(text, counts) == text and counts == {}
