@@ -19,8 +19,9 @@ Syntax taken from the vendors' configuration guides (found with the project's se
   key`.
 - NVIDIA Onyx / MLNX-OS — "User Management and Security Commands", NVIDIA Onyx User Manual v3.10.2002,
   https://docs.nvidia.com/networking/display/onyxv3102002/user+management+and+security+commands :
-  `username NAME password [0|7] VALUE` (0 cleartext, 7 encrypted); same chapter for `radius-server key`,
-  `tacacs-server [host H] key`, `ldap bind-password`, `snmp-server user NAME v3 auth sha|md5 KEY priv aes-128|des KEY`.
+  `username NAME password [0|7] VALUE` (0 cleartext, 7 encrypted) — seen verbatim. Onyx's `radius-server key`,
+  `tacacs-server [host H] key`, `ldap bind-password`, `ntp authentication-key` and `snmp-server user NAME v3 auth
+  sha KEY priv aes-128 KEY` are the same chapter's commands but were NOT seen verbatim: matched by the shared rules.
 - Dell SmartFabric OS10 — "Configure username and password", OS10 User Guide 10.5.4 (below):
   https://dell.com/support/manuals/en-in/smartfabric-os10-emp-partner/smartfabric-os-user-guide-10-5-4/configure-username-and-password
   `username NAME password VALUE role ROLE [priv-lvl N]` (stored as SHA-512 `$6$…`); OS10 User Guide
@@ -36,14 +37,15 @@ Syntax taken from the vendors' configuration guides (found with the project's se
   (`nv set system aaa tacacs server P secret VALUE`, `nv set system aaa radius server H secret VALUE`);
   "User Account Commands", NVIDIA NVOS User Manual,
   https://networking-docs.nvidia.com/nvosinfinibandum/25.02.8008/user-account-commands
-  (`password`, `hashed-password` per user). In `nv config show` YAML the same keys appear as `password:`,
+  (`password`, `hashed-password` per user). `nv set system snmp-server username U auth-sha K encrypt-aes K` and
+  `readonly-community C` were not seen verbatim (from NVUE's object model names). In `nv config show` YAML the same keys appear as `password:`,
   `hashed-password:`, `secret:`, `auth-md5:`/`auth-sha:`, `encrypt-aes:`/`encrypt-des:`, and a community is a KEY
   under `readonly-community:`/`readwrite-community:`.
 - SONiC config_db.json — "SNMP Migration from snmp.yml to ConfigDB", sonic-net/SONiC
   doc/snmp/snmp-configdb-migration-hld.md: `SNMP_COMMUNITY|<community>` (the community is the table KEY),
   `SNMP_USER|<user>` with `SNMP_USER_AUTH_PASSWORD` / `SNMP_USER_ENCRYPTION_PASSWORD`; "sonic-system-tacacs" YANG
   (sonic-net/sonic-buildimage): `TACPLUS` / `TACPLUS_SERVER` `passkey`; `RADIUS`/`RADIUS_SERVER` `passkey`;
-  `NTP_KEY|<id>` `value`.
+  `NTP_KEY|<id>` `value` (the RADIUS and NTP_KEY field names were not seen in a retrieved page: generic rules).
 
 Not found in a guide and therefore matched generically (any vendor): `key-string [0|7] VALUE` in key chains and
 VRRP, `bindpw`/`bind-password` (nslcd.conf on Cumulus), `secret N [0|7|8a] VALUE` of EOS shared-secret profiles.
