@@ -11,17 +11,19 @@
         reboot-ledger.json   per host: pending reboots and reboot history
         inventory.yaml       the inventory as roce-wizard resolved it, credentials as references only
 
-Secrets never reach the archive. Every file goes through the same redaction: the values the inventory
-resolves as secrets (plaintext passwords, the env vars and keyring entries it references, secret-named
+Secrets never reach the archive. Every file goes through the same redaction (roce_wizard.redact): the values the
+inventory resolves as secrets (plaintext passwords, the env vars and keyring entries it references, secret-named
 options, dotenv files beside it such as a lab's lab.env, the SSH key file's lines), PEM private key blocks,
-`password=`/`token:`/`secret`/`community` forms, switch-config secrets, bearer/basic auth and URL
-userinfo. Before anything is written each member is checked byte by byte for every known secret; one
-left means no bundle (BundleError), not a leaky one.
+`password=`/`token:`/`secret`/`community` forms, switch-config secrets per vendor (roce_wizard.switch_secrets),
+bearer/basic auth and URL userinfo. The manifest counts, per file, what was redacted in it. Before anything is
+written each member is checked byte by byte for every known secret; one left means no bundle (BundleError), not a
+leaky one.
 
-`anonymize=True` also replaces hostnames, IPv4/IPv6 addresses, MACs, GUIDs, UUIDs and serial numbers with
-pseudonyms that are consistent across every file (same input, same pseudonym; MAC and GUID spellings of
-one address map alike), keep their syntax (so `analyze` still parses the outputs) and keep structure
-readable: esxi-01, guest-02, 10.0.1.11 in the same pseudo subnet as its neighbours.
+`anonymize=True` (roce_wizard.anonymize) also replaces hostnames, IPv4/IPv6 addresses (perftest's decimal GIDs
+included), MACs, GUIDs, UUIDs, serial numbers, home directories and site directories with pseudonyms that are
+consistent across every file (same input, same pseudonym; MAC, GUID and EUI-64 GID spellings of one address map
+alike), keep their syntax (so `analyze` still parses the outputs) and keep structure readable: esxi-01, guest-02,
+10.0.1.11 in the same pseudo subnet as its neighbours.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from __future__ import annotations
 import gzip
 import html
 import io
-import ipaddress
 import json
 import os
 import platform
@@ -46,10 +47,19 @@ from typing import Any
 import yaml
 
 from roce_wizard import __version__
+from roce_wizard.anonymize import Anonymizer
+from roce_wizard.redact import (
+    _SECRET_ENV,
+    _SECRET_KEY,
+    MIN_SECRET_LEN,
+    REDACTED,
+    Redactor,
+    _is_reference,
+)
+
+__all__ = ["MIN_SECRET_LEN", "REDACTED", "Anonymizer", "BundleError", "Redactor", "build_bundle"]
 
 MANIFEST = "bundle.json"
-REDACTED = "<redacted>"
-MIN_SECRET_LEN = 4  # shorter literals cannot be redacted by value without eating ordinary text
 
 
 class BundleError(Exception):
@@ -94,114 +104,6 @@ def _events(run_dir: Path) -> list[dict[str, Any]]:
 
     return read_events(run_dir)
 
-
-# ---------------------------------------------------------------------------------------- secrets
-
-_SECRET_KEY = re.compile(r"(?i)(pass(word|wd|phrase)?|pwd|token|secret|community|api[_-]?key|private[_-]?key|"
-                         r"auth[_-]?key|credential)")
-_SECRET_ENV = re.compile(r"(?i)(pass(word|wd|phrase)|token|secret|community|api_?key|private_?key)")  # not PWD
-_REFERENCE = re.compile(r"^<(env|keyring|prompt)(:[^>]*)?>$")
-_PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----.*?(?:-----END \1-----|\Z)", re.DOTALL)
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@]+):([^\s/@]+)@")
-_AUTH_HEADER = re.compile(r"(?i)(\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|bearer|token)|\bbearer)([ \t]+)"
-                          r"([A-Za-z0-9._~+/=-]{8,})")
-# key=value / key: value / "key": "value" with a secret-looking key; references (<env:X>, {env: X}) are kept
-_KEY_VALUE = re.compile(
-    r"""(?ix)
-    (?P<key>["']?[\w.-]*(?:password|passwd|passphrase|pwd|token|secret|community|api[_-]?key|private[_-]?key)[\w.-]*["']?)
-    (?P<sep>[ \t]*[=:][ \t]*)
-    (?P<value>"[^"\n]*"|'[^'\n]*'|(?![<{\[])[^\s,;&"'<>{}]+)
-    """)
-# switch configuration: `snmp-server community X`, `username admin password 0 X`, `enable secret 5 X`,
-# `tacacs-server key 7 X`, NVUE `readonly-community X`
-_CONFIG_SECRET = re.compile(
-    r"""(?imx)
-    ^(?P<head>[ \t]*(?:nv[ \t]+set[ \t]+(?:system[ \t]+)?)?(?:snmp-server|snmp|username|enable|tacacs-server|
-                     radius-server|tacacs|radius|ntp)\b[^\n]*?\b(?:password|secret|community|key)\b
-      (?:[ \t]+(?:0|5|7|8|9|sha512|sha256|encrypted|plaintext|cleartext)\b)?[ \t]+)
-    (?P<value>(?!<redacted>)\S+)
-    """)
-
-
-def _is_reference(value: str) -> bool:
-    return bool(_REFERENCE.match(value)) or value == REDACTED
-
-
-@dataclass
-class Redactor:
-    """Removes secrets from text; counts what it removed per kind (never the values)."""
-
-    literals: tuple[str, ...] = ()
-    _literal_re: re.Pattern[str] | None = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        usable = sorted({s for s in self.literals if len(s) >= MIN_SECRET_LEN}, key=len, reverse=True)
-        self.literals = tuple(usable)
-        self._literal_re = re.compile("|".join(re.escape(s) for s in usable)) if usable else None
-
-    def text(self, text: str, counts: dict[str, int]) -> str:
-        def count(kind: str, n: int) -> None:
-            if n:
-                counts[kind] = counts.get(kind, 0) + n
-
-        text, n = _PEM.subn(lambda m: f"-----BEGIN {m.group(1)}-----\n{REDACTED}\n-----END {m.group(1)}-----", text)
-        count("private key", n)
-        if self._literal_re is not None:
-            text, n = self._literal_re.subn(REDACTED, text)
-            count("inventory secret", n)
-        text, n = _URL_USERINFO.subn(lambda m: f"{m.group(1)}:{REDACTED}@", text)
-        count("url password", n)
-        text, n = _AUTH_HEADER.subn(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
-        count("auth token", n)
-
-        def kv(m: re.Match[str]) -> str:
-            value = m.group("value")
-            bare = value.strip("\"'")
-            if _is_reference(bare) or not bare or _SAFE_SECRET_KEY_VALUE.match(bare):
-                return m.group(0)
-            quote = value[0] if value[:1] in "\"'" else ""
-            counts["key=value secret"] = counts.get("key=value secret", 0) + 1
-            return f"{m.group('key')}{m.group('sep')}{quote}{REDACTED}{quote}"
-
-        text = _KEY_VALUE.sub(kv, text)
-        text, n = _CONFIG_SECRET.subn(lambda m: f"{m.group('head')}{REDACTED}", text)
-        count("config secret", n)
-        return text
-
-    def value(self, obj: Any, counts: dict[str, int], key: str | None = None) -> Any:
-        """A JSON value with every string redacted; a string under a secret-named key goes whole."""
-        if isinstance(obj, dict):
-            return {k: self.value(v, counts, str(k)) for k, v in obj.items()}
-        if isinstance(obj, list):
-            return [self.value(v, counts, key) for v in obj]
-        if isinstance(obj, str):
-            if key is not None and _SECRET_KEY.search(key) and obj and not _is_reference(obj) \
-                    and not _SAFE_SECRET_KEY_VALUE.match(obj):
-                counts["secret field"] = counts.get("secret field", 0) + 1
-                return REDACTED
-            return self.text(obj, counts)
-        return obj
-
-    def leaks(self, data: bytes) -> list[str]:
-        """Which kinds of secret survive in `data` (a final check on the bytes written)."""
-        found = []
-        for secret in self.literals:
-            forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1],
-                     html.escape(secret), html.escape(secret, quote=False)}
-            if any(form.encode("utf-8") in data for form in forms):
-                found.append("an inventory secret")
-                break
-        text = data.decode("utf-8", errors="replace")
-        for m in re.finditer(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:\\n|\s)*(\S{0,10})", text):
-            if not m.group(1).startswith(("<redacted>", "&lt;redact")):
-                found.append("a private key block")
-                break
-        return found
-
-
-# values a secret-named key may carry that are not secrets: booleans, references, plain states
-_SAFE_SECRET_KEY_VALUE = re.compile(r"^(true|false|yes|no|none|null|prompt|present|missing|unset|set|enabled|disabled|"
-                                    r"locked|unlocked|\*+)$", re.IGNORECASE)
 
 
 def _key_lines(path: Path) -> list[str]:
@@ -281,14 +183,18 @@ def _secret_options(options: Any, key: str = "") -> list[str]:
     return []
 
 
-def inventory_document(inventory: Any) -> dict[str, Any]:
-    """The inventory as roce-wizard resolved it, host ranges expanded, credentials as references only."""
+def inventory_document(inventory: Any, counts: dict[str, int] | None = None) -> dict[str, Any]:
+    """The inventory as roce-wizard resolved it, host ranges expanded, credentials as references only.
+    `counts` learns how many values were redacted (the manifest reports them like any other file's)."""
     from roce_wizard.model import SecretSource  # noqa: PLC0415
+
+    counts = {} if counts is None else counts
 
     def password(ref: Any) -> Any:
         if ref is None:
             return None
         if ref.source is SecretSource.PLAINTEXT:
+            counts["inventory secret"] = counts.get("inventory secret", 0) + 1
             return REDACTED
         if ref.source is SecretSource.PROMPT:
             return "prompt"
@@ -300,6 +206,7 @@ def inventory_document(inventory: Any) -> dict[str, Any]:
         if isinstance(value, list):
             return [options(v, key) for v in value]
         if key and _SECRET_KEY.search(key) and value not in (None, True, False):
+            counts["secret field"] = counts.get("secret field", 0) + 1
             return REDACTED
         return value
 
@@ -323,323 +230,6 @@ def inventory_document(inventory: Any) -> dict[str, Any]:
             entry["options"] = options(dict(t.options))
         targets.setdefault(t.kind.value, []).append(entry)
     return {"policy": inventory.policy.to_dict(), "targets": targets}
-
-
-# ---------------------------------------------------------------------------------------- pseudonyms
-
-_QUAD = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\.?\d)")  # an IPv4 address or a 4-part version
-_IPV6 = re.compile(r"(?<![\w:.%])[0-9A-Fa-f:]*:[0-9A-Fa-f:]*(?:\d{1,3}(?:\.\d{1,3}){3})?(?![\w:]|\.\d)")
-_HWADDR = re.compile(r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}(?:([:-])[0-9A-Fa-f]{2})(?:\1[0-9A-Fa-f]{2}){4,18}(?![0-9A-Fa-f:-])")
-_GUID4 = re.compile(r"(?<![0-9A-Fa-f:])[0-9A-Fa-f]{4}(?::[0-9A-Fa-f]{4}){3}(?![0-9A-Fa-f:])")
-_GUID0X = re.compile(r"\b0x[0-9A-Fa-f]{16}\b")
-_LABELED_HEX = re.compile(r"(?i)(guid|mac)\b[^\n\d]{0,24}?(?<![0-9A-Fa-f])([0-9A-Fa-f]{16}|[0-9A-Fa-f]{12})(?![0-9A-Fa-f])")
-_UUID = re.compile(r"\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b")
-_SERIAL = re.compile(
-    r"""(?ix)(serial[ _-]?(?:number|num|no)?|service[ _-]?tag|asset[ _-]?tag|identifierValue|\[SN\][^:\n]*)
-    (["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9][A-Za-z0-9._/-]{2,})""")
-_HOSTNAME_LABEL = re.compile(
-    r"(?i)\b(host[ _-]?name|fqdn|system[ _-]?name)([\"']?[ \t]*[:=][ \t]*[\"']?)([A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9])")
-_VERSION_CONTEXT = re.compile(r"(?i)(version|\bver\b|_ver\b|fw|firmware|driver|build|release|ofed|mft|vib|rev)")
-_FQDN = re.compile(r"(?<![\w.-])[A-Za-z0-9-]+(?:\.[A-Za-z][A-Za-z0-9-]*){2,}(?![\w-])")
-_HOST_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_SENTINEL = re.compile("\x00(\\d+)\x00")
-
-_KIND_PREFIX = {"esxi": "esxi", "guest": "guest", "linux": "node", "switch": "switch", "vcenter": "vcenter",
-                "bmc": "bmc", "vm": "vm", "host": "host"}
-
-
-def _is_version(text: str, start: int, end: int) -> bool:
-    """A dotted quad that is a version (4.21.71.101-1OEM, ver 5.4.3.0), not an address."""
-    if start and text[start - 1] in "-vV_":
-        return True
-    if text[end:end + 1] == "-":
-        return True
-    line_start = text.rfind("\n", 0, start) + 1
-    return bool(_VERSION_CONTEXT.search(text[max(line_start, start - 28):start]))
-
-
-def _hex_key(text: str) -> str:
-    return re.sub(r"[^0-9a-f]", "", text.lower().removeprefix("0x"))
-
-
-@dataclass
-class Anonymizer:
-    """Consistent pseudonyms for one bundle. `seed()` the inventory's names, `collect()` every text,
-    `freeze()`, then `apply()` to every text and member name."""
-
-    names: dict[str, str] = field(default_factory=dict)  # hostname / FQDN / domain -> kind
-    ipv4: dict[str, None] = field(default_factory=dict)  # addresses to replace (frozen: the chosen ones)
-    # a dotted quad is an address or a version (4.21.71.101): [seen where only an address fits, seen as a version]
-    quads: dict[str, list[int]] = field(default_factory=dict)
-    ipv6: dict[str, None] = field(default_factory=dict)
-    hw: dict[str, None] = field(default_factory=dict)  # normalized hex of MACs and GUIDs
-    uuids: dict[str, None] = field(default_factory=dict)
-    serials: dict[str, None] = field(default_factory=dict)
-    mapping: dict[str, str] = field(default_factory=dict)  # category:original -> pseudonym
-    _names_re: re.Pattern[str] | None = None
-    _serials_re: re.Pattern[str] | None = None
-    _known_v4_re: re.Pattern[str] | None = None
-    frozen: bool = False
-
-    # -- pass 1
-    def seed_name(self, name: str | None, kind: str) -> None:
-        if not name or name in ("localhost",) or not _HOST_RE.match(name):  # "all targets" is no host
-            return
-        try:
-            ipaddress.ip_address(name.split("%")[0])
-        except ValueError:
-            pass
-        else:
-            (self.ipv6 if ":" in name else self.ipv4).setdefault(str(ipaddress.ip_address(name.split("%")[0])), None)
-            return
-        self.names.setdefault(name, kind)
-        if "." in name:
-            label, _, domain = name.partition(".")
-            self.names.setdefault(label, kind)
-            if "." in domain:  # a site domain (hpc.example), not a bare TLD or a word like "local"
-                self.names.setdefault(domain, "domain")
-
-    def seed_inventory(self, inventory: Any) -> None:
-        for t in inventory.targets:
-            self.seed_name(t.name, t.kind.value)
-        for t in inventory.targets:
-            self.seed_name(t.address, t.kind.value)
-            self.seed_name(t.host, "esxi")
-            self.seed_name(t.vm, "vm")
-            if t.roce.ip:
-                self.ipv4.setdefault(t.roce.ip.split("/")[0], None)
-            for port in t.roce.switch_ports:
-                self.seed_name(port.partition(":")[0], "switch")
-
-    def collect(self, text: str) -> None:
-        for m in _SERIAL.finditer(text):
-            if _serial_like(m.group(3)):
-                self.serials.setdefault(m.group(3), None)
-        for m in _HOSTNAME_LABEL.finditer(text):
-            self.seed_name(m.group(3), "host")
-        for m in _FQDN.finditer(text):  # esx-01.hpc.example where esx-01 is known: its domain goes too
-            label = m.group(0).split(".", 1)[0]
-            if label in self.names and not _v4(m.group(0)):
-                self.seed_name(m.group(0), self.names[label])
-        for m in _UUID.finditer(text):
-            self.uuids.setdefault(m.group(0).lower(), None)
-        for rx in (_HWADDR, _GUID4, _GUID0X):
-            for m in rx.finditer(text):
-                self.hw.setdefault(_hex_key(m.group(0)), None)
-        for m in _LABELED_HEX.finditer(text):
-            self.hw.setdefault(_hex_key(m.group(2)), None)
-        for m in _IPV6.finditer(text):
-            if (addr := _v6(m.group(0))) is not None:
-                self.ipv6.setdefault(addr, None)
-                if (mapped := ipaddress.IPv6Address(addr).ipv4_mapped) is not None:
-                    self.quads.setdefault(str(mapped), [0, 0])[0] += 1
-        for m in _QUAD.finditer(text):
-            if _v4(m.group(0)):
-                self.quads.setdefault(m.group(0), [0, 0])[1 if _is_version(text, m.start(), m.end()) else 0] += 1
-
-    # -- mappings
-    def freeze(self) -> None:
-        # an address: the inventory's, or seen where only an address fits and never where a version does
-        for quad, (as_address, as_version) in self.quads.items():
-            if as_address and not as_version:
-                self.ipv4.setdefault(quad, None)
-        taken = set(self.names) | set(self.ipv4)
-        counters: dict[str, int] = {}
-
-        def fresh(prefix: str, fmt: Callable[[int], str]) -> str:
-            while True:
-                counters[prefix] = counters.get(prefix, 0) + 1
-                candidate = fmt(counters[prefix])
-                if candidate not in taken:
-                    taken.add(candidate)
-                    return candidate
-
-        # FQDNs map label by label so that esx-01 and esx-01.hpc.example stay recognisably one host
-        for name, kind in self.names.items():
-            if "." not in name:
-                prefix = _KIND_PREFIX.get(kind, "host")
-                if kind == "domain":
-                    continue
-                self.mapping[f"name:{name}"] = fresh(prefix, lambda n, p=prefix: f"{p}-{n:02d}")
-        for name, kind in self.names.items():
-            if kind == "domain":
-                self.mapping[f"name:{name}"] = fresh("domain", lambda n: f"site{n}.example.invalid")
-        for name in self.names:
-            if "." in name and f"name:{name}" not in self.mapping:
-                label, _, domain = name.partition(".")
-                head = self.mapping.get(f"name:{label}") or fresh("host", lambda n: f"host-{n:02d}")
-                tail = self.mapping.get(f"name:{domain}") or "example.invalid"
-                self.mapping[f"name:{name}"] = f"{head}.{tail}"
-        nets: dict[str, str] = {}
-        original_nets = {a.rsplit(".", 1)[0] for a in self.ipv4}
-        for addr in self.ipv4:
-            if _keep_v4(addr):
-                continue
-            net, host = addr.rsplit(".", 1)
-            if net not in nets:
-                nets[net] = fresh("net", lambda n: f"10.{(n - 1) // 256}.{(n - 1) % 256}")
-                while nets[net] in original_nets:
-                    nets[net] = fresh("net", lambda n: f"10.{(n - 1) // 256}.{(n - 1) % 256}")
-            self.mapping[f"v4:{addr}"] = f"{nets[net]}.{host}"
-        prefixes: dict[int, str] = {}
-        for addr in self.ipv6:
-            ip = ipaddress.IPv6Address(addr)
-            if ip.ipv4_mapped is not None or ip.is_unspecified or ip.is_loopback:
-                continue
-            iid = fresh("iid", lambda n: str(n))
-            if ip.is_link_local:
-                self.mapping[f"v6:{addr}"] = str(ipaddress.IPv6Address(f"fe80::2ff:fe00:{int(iid):x}"))
-                continue
-            net = int(ip) >> 64
-            prefixes.setdefault(net, fresh("v6net", lambda n: f"fd00:0:0:{n:x}"))
-            self.mapping[f"v6:{addr}"] = str(ipaddress.IPv6Address(f"{prefixes[net]}::{int(iid):x}"))
-        for key in self.hw:
-            if set(key) <= {"0"} or set(key) <= {"f"}:
-                continue
-            n = int(fresh(f"hw{len(key)}", lambda n: str(n)))
-            # locally administered, unicast: 02:00:…:nn
-            self.mapping[f"hw:{key}"] = ("02" + f"{n:0{len(key) - 2}x}")[-len(key):] if len(key) > 2 else key
-        for value in self.uuids:
-            if set(value) <= {"0", "-"}:
-                continue
-            n = int(fresh("uuid", lambda n: str(n)))
-            self.mapping[f"uuid:{value}"] = f"00000000-0000-4000-8000-{n:012x}"
-        for value in self.serials:
-            self.mapping[f"serial:{value}"] = fresh("serial", lambda n: f"SERIAL{n:04d}")
-        names = sorted((n for n in self.names if f"name:{n}" in self.mapping), key=len, reverse=True)
-        self._names_re = (re.compile(r"(?<![A-Za-z0-9_-])(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_-])")
-                          if names else None)
-        # replaced wherever they occur only when unmistakable (letters and digits, 5+); else where labelled
-        serials = sorted((s for s in self.serials if len(s) >= 5 and re.search(r"[A-Za-z]", s)), key=len, reverse=True)
-        self._serials_re = (re.compile(r"(?<![A-Za-z0-9_-])(" + "|".join(map(re.escape, serials)) + r")(?![A-Za-z0-9_-])")
-                            if serials else None)
-        known_v4 = sorted((a for a in self.ipv4 if f"v4:{a}" in self.mapping), key=len, reverse=True)
-        self._known_v4_re = (re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, known_v4)) + r")(?!\.?\d)")
-                             if known_v4 else None)
-        self.frozen = True
-
-    # -- pass 2
-    def apply(self, text: str) -> str:
-        assert self.frozen
-        out: list[str] = []
-
-        def hold(pseudo: str) -> str:  # placeholders keep later patterns off what earlier ones wrote
-            out.append(pseudo)
-            return f"\x00{len(out) - 1}\x00"
-
-        def name(m: re.Match[str]) -> str:
-            return hold(self.mapping[f"name:{m.group(1)}"])
-
-        def serial_labeled(m: re.Match[str]) -> str:
-            pseudo = self.mapping.get(f"serial:{m.group(3)}")
-            return m.group(1) + m.group(2) + hold(pseudo) if pseudo else m.group(0)
-
-        def uuid(m: re.Match[str]) -> str:
-            pseudo = self.mapping.get(f"uuid:{m.group(0).lower()}")
-            if pseudo is None:
-                return m.group(0)
-            return hold(pseudo.upper() if m.group(0).isupper() else pseudo)
-
-        def hw(m: re.Match[str], group: int = 0) -> str:
-            original = m.group(group)
-            pseudo = self.mapping.get(f"hw:{_hex_key(original)}")
-            if pseudo is None:
-                return original
-            rendered = _like(original, pseudo)
-            if group:
-                return m.group(0)[: m.start(group) - m.start(0)] + hold(rendered)
-            return hold(rendered)
-
-        def v6(m: re.Match[str]) -> str:
-            original = m.group(0)
-            addr = _v6(original)
-            if addr is None:
-                return original
-            ip = ipaddress.IPv6Address(addr)
-            if ip.ipv4_mapped is not None:
-                inner = self.mapping.get(f"v4:{ip.ipv4_mapped}")
-                if inner is None:
-                    return original
-                pseudo = ipaddress.IPv6Address(f"::ffff:{inner}")
-                if "." in original:
-                    return hold(original[: original.rfind(":") + 1] + inner)
-                return hold(pseudo.exploded if original.count(":") == 7 and "::" not in original else str(pseudo))
-            pseudo_text = self.mapping.get(f"v6:{addr}")
-            if pseudo_text is None:
-                return original
-            pseudo6 = ipaddress.IPv6Address(pseudo_text)
-            rendered = pseudo6.exploded if "::" not in original and original.count(":") == 7 else str(pseudo6)
-            return hold(rendered.upper() if original.isupper() else rendered)
-
-        text_now = text
-        if self._names_re is not None:
-            text_now = self._names_re.sub(name, text_now)
-        text_now = _SERIAL.sub(serial_labeled, text_now)
-        if self._serials_re is not None:
-            text_now = self._serials_re.sub(lambda m: hold(self.mapping[f"serial:{m.group(1)}"]), text_now)
-        text_now = _UUID.sub(uuid, text_now)
-        text_now = _HWADDR.sub(hw, text_now)
-        text_now = _GUID4.sub(hw, text_now)
-        text_now = _GUID0X.sub(hw, text_now)
-        text_now = _LABELED_HEX.sub(lambda m: hw(m, 2), text_now)
-        text_now = _IPV6.sub(v6, text_now)
-        if self._known_v4_re is not None:
-            text_now = self._known_v4_re.sub(lambda m: hold(self.mapping[f"v4:{m.group(1)}"]), text_now)
-        return _SENTINEL.sub(lambda m: out[int(m.group(1))], text_now)
-
-    def originals(self) -> list[str]:
-        """Hostnames and IPs that must not be left in an anonymized bundle (for the final check)."""
-        return ([n for n in self.names if f"name:{n}" in self.mapping]
-                + [a for a in self.ipv4 if f"v4:{a}" in self.mapping])
-
-
-_NOT_SERIALS = {"n/a", "na", "none", "unknown", "not specified", "default", "0", "null"}
-
-
-def _serial_like(value: str) -> bool:
-    return value.lower() not in _NOT_SERIALS and any(c.isdigit() for c in value)
-
-
-def _v4(text: str) -> bool:
-    try:
-        ipaddress.IPv4Address(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _keep_v4(addr: str) -> bool:
-    """Addresses that identify nothing: unspecified, broadcast, netmasks, multicast."""
-    first = int(addr.split(".", 1)[0])
-    if addr in ("0.0.0.0", "255.255.255.255") or 224 <= first <= 239:
-        return True
-    if first == 255:
-        try:
-            ipaddress.IPv4Network(f"0.0.0.0/{addr}")
-        except ValueError:
-            return False
-        return True
-    return False
-
-
-def _v6(text: str) -> str | None:
-    candidate = text.rstrip(":") if text.endswith(":") and not text.endswith("::") else text
-    if candidate.count(":") < 2 or ("::" not in candidate and candidate.count(":") != 7 and "." not in candidate):
-        return None
-    try:
-        return str(ipaddress.IPv6Address(candidate))
-    except ValueError:
-        return None
-
-
-def _like(original: str, pseudo_hex: str) -> str:
-    """`pseudo_hex` written the way `original` is: separators, grouping, case, 0x prefix."""
-    digits = iter(pseudo_hex.upper() if any(c.isupper() for c in original if c.isalpha() and c != "x") else pseudo_hex)
-    out = []
-    body = original[2:] if original.lower().startswith("0x") else original
-    for ch in body:
-        out.append(next(digits) if ch in "0123456789abcdefABCDEF" else ch)
-    return (original[:2] if body is not original else "") + "".join(out)
 
 
 # ---------------------------------------------------------------------------------------- versions
@@ -1104,16 +694,17 @@ def build_bundle(run_dir: Path, *, inventory_path: Path | None = None, anonymize
     sources["versions.json"] = json.dumps(versions(run_dir, kinds), indent=1, ensure_ascii=False)
     sources["reboot-ledger.json"] = json.dumps(reboot_ledger(run_dir, events, hosts), indent=1,
                                                ensure_ascii=False, default=str)
+    inventory_counts: dict[str, int] = {}  # what inventory_document redacted before the text redaction runs
     if inventory is not None:
         sources["inventory.yaml"] = ("# the inventory as roce-wizard resolved it (host ranges expanded); credentials "
-                                     "are references,\n# every secret value is " + REDACTED + "\n"
-                                     + yaml.safe_dump(inventory_document(inventory), sort_keys=False))
+                                     "are references,\n# every secret value is redacted\n"
+                                     + yaml.safe_dump(inventory_document(inventory, inventory_counts), sort_keys=False))
 
     redactor = Redactor(tuple(secret_values(inventory, inventory_path)))
     counts: dict[str, dict[str, int]] = {}
     cleaned: dict[str, str] = {}
     for name, text in sources.items():
-        c: dict[str, int] = {}
+        c: dict[str, int] = dict(inventory_counts) if name == "inventory.yaml" else {}
         if name.endswith(".yaml"):
             cleaned[name] = redactor.text(text, c)
         else:
@@ -1125,6 +716,8 @@ def build_bundle(run_dir: Path, *, inventory_path: Path | None = None, anonymize
         anonymizer = Anonymizer()
         if inventory is not None:
             anonymizer.seed_inventory(inventory)
+        if inventory_path is not None:
+            anonymizer.seed_site_dir(inventory_path.resolve().parent.name)
         for host in sorted(h for h in hosts if h):
             anonymizer.seed_name(host, kinds.get(host, "host"))
         for name in sorted(cleaned):  # raw/<target>/: a target this inventory does not name is a host too

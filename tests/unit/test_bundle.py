@@ -18,7 +18,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from roce_wizard.bundle import Anonymizer, Redactor, build_bundle, incast_svg, render_html
+from roce_wizard.bundle import REDACTED, Anonymizer, Redactor, build_bundle, incast_svg, render_html
 from roce_wizard.cli import app
 from tests.conftest import REPO
 
@@ -327,3 +327,132 @@ def test_a_secret_that_survives_redaction_means_no_bundle(recorded, monkeypatch)
     assert result.exit_code == 2 and "refusing to write the bundle" in result.output
     assert not (tmp / "leaky.tar.gz").exists()
     assert os.listdir(tmp).count("leaky.tar.gz") == 0
+
+
+def _source_markers(run: Path, name: str) -> int:
+    """How many redaction markers a member's source already held (a recorded output may print one)."""
+    source = run / name
+    return source.read_text(encoding="utf-8").count(REDACTED) if source.is_file() else 0
+
+
+def test_manifest_counts_are_true_for_every_file(recorded):
+    """Each file's count in bundle.json is the number of values redacted in it: the markers it holds, less those
+    its source held already. Before, inventory.yaml said nothing was redacted while its plaintext password and
+    secret option had been."""
+    run, inventory, _ = recorded
+    bundle = build_bundle(run, inventory_path=inventory)
+    manifest = json.loads(bundle.members[0].data)
+    assert bundle.members[0].name == "bundle.json"
+    by_name = {m.name: m for m in bundle.members}
+    checked = 0
+    for entry in manifest["files"]:
+        if entry["path"].startswith("summary."):  # rendered from results.json after its redaction
+            continue
+        written = by_name[entry["path"]].data.decode("utf-8").count(REDACTED)
+        assert sum(entry["redacted"].values()) == written - _source_markers(run, entry["path"]), entry["path"]
+        checked += 1
+    assert checked >= 10
+    counts = {f["path"]: f["redacted"] for f in manifest["files"]}
+    # four guests inherit the plaintext password, the esx-[01-04] entry its api_token
+    assert counts["inventory.yaml"] == {"inventory secret": 4, "secret field": 4}
+
+
+def test_a_secret_only_in_the_inventory_is_reported(tmp_path, monkeypatch):
+    """The user-visible line: a run whose only secret is the inventory's plaintext password must not say
+    'nothing needed redacting'."""
+    monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", str(tmp_path / "state"))
+    inv = yaml.safe_load((SAMPLE / "inventory.yaml").read_text())
+    inv["defaults"]["guest"] = {"username": "root", "password": PLAIN_PW}
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text(yaml.safe_dump(inv))
+    doctor = runner.invoke(app, ["doctor", "-i", str(inventory), "--replay", str(SAMPLE / "recordings.yaml")])
+    assert doctor.exit_code == 1, doctor.output
+    (run,) = [p for p in (tmp_path / "state" / "runs").iterdir() if p.is_dir()]
+    listed = export("--run", str(run), "--list")
+    assert listed.exit_code == 0, listed.output
+    assert "nothing needed redacting" not in listed.output
+    assert re.search(r"inventory\.yaml\s+redacted: 4 inventory secret", listed.output)  # four guests
+    assert PLAIN_PW not in listed.output
+
+
+PERFTEST = Path(__file__).parent / "data" / "perftest" / "blog-pve-ib_write_bw-bidir-100g-cpufreq-warning.txt"
+
+
+def _gid_bytes(gid: str) -> str:
+    import ipaddress
+
+    return ":".join(f"{b:02d}" for b in ipaddress.IPv6Address(gid).packed)  # how perftest prints a GID
+
+
+def test_anonymize_rewrites_perftests_decimal_gids_like_the_address_they_carry():
+    """A real ib_write_bw output: its GIDs are 16 decimal bytes (…:255:255:192:168:06:116) and its command line
+    names the peer in dotted form; both spellings of one address get one pseudonym, and the parser reads the
+    anonymized output to the same numbers."""
+    from roce_wizard.parsers.perf import parse_perftest
+
+    text = PERFTEST.read_text(encoding="utf-8")
+    a = Anonymizer()
+    a.collect(text)
+    a.freeze()
+    out = a.apply(text)
+    assert "192:168" not in out and "192.168.6.1" not in out and "192.168.06" not in out
+    before, after = parse_perftest(text), parse_perftest(out)
+    assert after["rows"] == before["rows"] and after["gid_index"] == before["gid_index"]
+    remote, local = after["remote_gid_ipv4"], after["local_gid_ipv4"]
+    assert remote and local and remote != before["remote_gid_ipv4"]
+    assert f"--report_gbits {remote}" in out  # the dotted form on the command line: the same pseudonym
+    assert remote.rsplit(".", 1)[0] == local.rsplit(".", 1)[0]  # one subnet stays one subnet
+
+
+def test_anonymize_link_local_gids_follow_their_mac_in_results_and_events(recorded):
+    """A MAC-derived (EUI-64) link-local GID in results.json (hex GID form) and in events.jsonl (perftest's decimal
+    form) leaves no spelling of the MAC behind, and both spellings keep one pseudonym, derived from the MAC's."""
+    run, inventory, _ = recorded
+    mac, gid = "0c:42:a1:d3:98:46", "fe80:0000:0000:0000:0e42:a1ff:fed3:9846"
+    results = json.loads((run / "results.json").read_text())
+    results["results"][0]["observed"] = {"gid": gid, "gid_index": 0}
+    (run / "results.json").write_text(json.dumps(results))
+    with (run / "events.jsonl").open("a") as fh:
+        fh.write(json.dumps({"type": "pair-measure", "ts": 2.0, "target": "compute-01",
+                             "output": f" local address: LID 0000 QPN 0x008a\n GID: {_gid_bytes(gid)}\n"}) + "\n")
+    bundle = build_bundle(run, inventory_path=inventory, anonymize=True)
+    originals = [mac, mac.replace(":", ""), gid, "0e42:a1ff:fed3:9846", "e42:a1ff:fed3:9846", _gid_bytes(gid)]
+    for m in bundle.members:
+        text = m.data.decode("utf-8")
+        for original in originals:
+            assert original not in text, f"{original} left in {m.name}"
+    observed = json.loads(next(m.data for m in bundle.members if m.name == "results.json"))["results"][0]["observed"]
+    events = next(m.data for m in bundle.members if m.name == "events.jsonl").decode()
+    assert f"GID: {_gid_bytes(observed['gid'])}" in events  # one pseudonym for both spellings
+    pseudo_iid = observed["gid"].split(":")[4:]
+    assert pseudo_iid[1].endswith("ff") and pseudo_iid[2].startswith("fe")  # still EUI-64 shaped
+    pseudo_mac = f"{int(pseudo_iid[0][:2], 16) ^ 2:02x}:{pseudo_iid[0][2:]}:{pseudo_iid[1][:2]}:" \
+                 f"{pseudo_iid[2][2:]}:{pseudo_iid[3][:2]}:{pseudo_iid[3][2:]}"
+    assert any(pseudo_mac in m.data.decode() for m in bundle.members if m.name.startswith("raw/"))  # the MAC's own
+
+
+def test_anonymize_replaces_home_directories_and_the_sites_directory_in_paths(recorded):
+    run, inventory, tmp = recorded
+    site = tmp / "paris-dc1"
+    site.mkdir()
+    moved = site / "inventory.yaml"
+    inv = yaml.safe_load(inventory.read_text())
+    inv["targets"]["esxi"][0]["options"]["datacenter"] = "ParisDC7"  # a vCenter datacenter names the site too
+    moved.write_text(yaml.safe_dump(inv))
+    with (run / "events.jsonl").open("a") as fh:
+        fh.write(json.dumps({"type": "note", "ts": 3.0, "path": "/home/alice.m/sites/paris-dc1/inventory.yaml",
+                             "log": "/Users/alice.m/roce/run.log", "other": "/home/bob/x",
+                             "datastore": "/vmfs/volumes/ds1/ParisDC7/vm.vmx"}) + "\n")
+    bundle = build_bundle(run, inventory_path=moved, anonymize=True)
+    for m in bundle.members:
+        for original in ("alice.m", "/home/bob", "/paris-dc1", "ParisDC7"):
+            assert original not in m.data.decode("utf-8") and original not in m.name, f"{original} in {m.name}"
+    journal = next(m.data for m in bundle.members if m.name == "events.jsonl")
+    events = [json.loads(line) for line in journal.splitlines()]
+    note = next(e for e in events if e.get("type") == "note")
+    user = note["path"].split("/")[2]
+    assert re.fullmatch(rf"/home/{user}/sites/site-\d\d/inventory\.yaml", note["path"]) and user.startswith("user-")
+    assert note["log"] == f"/Users/{user}/roce/run.log"  # the same person, the same pseudonym
+    assert note["other"].startswith("/home/user-") and note["other"] != f"/home/{user}/x"
+    assert re.fullmatch(r"/vmfs/volumes/ds1/site-\d\d/vm\.vmx", note["datastore"])
+    assert note["datastore"].split("/")[4] != note["path"].split("/")[4]  # two sites, two pseudonyms
