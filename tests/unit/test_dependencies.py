@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -122,10 +123,18 @@ def _expected_in_wheel() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def wheel_files(tmp_path_factory) -> set[str]:
+    # built from a clean copy: setuptools reuses a checkout's build/ and *.egg-info/SOURCES.txt, which
+    # would ship files a fresh clone's wheel lacks (and the build writes nothing into the checkout)
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build", "dist")
+    for src in {"roce_wizard", *_pyproject()["tool"]["setuptools"].get("package-dir", {}).values()}:
+        shutil.copytree(ROOT / src, source / src, ignore=junk)
     out = tmp_path_factory.mktemp("wheel")
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
-         "--disable-pip-version-check", "-w", str(out), str(ROOT)],
+         "--disable-pip-version-check", "-w", str(out), str(source)],
         capture_output=True, text=True, timeout=300, cwd=out)
     assert build.returncode == 0, f"pip wheel failed:\n{build.stdout}\n{build.stderr}"
     wheels = list(out.glob("roce_wizard-*.whl"))
