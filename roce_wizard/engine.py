@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from roce_wizard.dropped import record_drop
 from roce_wizard.model import (
     ExitCode,
     Facts,
@@ -235,9 +236,8 @@ async def gather_target(
             ready = [p for p in pending if all(d in done or d not in wanted_names(ordered) for d in p.after)]
             pending = [p for p in pending if p not in ready]
             await asyncio.gather(*(run_one(p) for p in ready))
-    except TransportError as exc:  # the host went away mid-run (rebooting)
-        facts.data["connection"] = {"ok": False, "error_kind": exc.kind.value, "message": exc.message,
-                                    "transport": via, "address": target.address}
+    except TransportError as exc:  # the host went away mid-run (rebooting): what it answered still counts
+        record_drop(facts, exc, [p.name for p in ordered if p.name not in done], via, target.address)
         emit("connect", {"target": target.name, "ok": False, "error_kind": exc.kind.value, "message": exc.message})
     return facts
 
@@ -277,7 +277,7 @@ def evaluate_target(target: Target, checks: list[LoadedCheck], facts: Facts, pol
     connection = facts.data.get("connection") or {}
     findings: list[Finding] = []
     for check in checks:
-        if check.code != "RW001" and not connection.get("ok", False):
+        if check.code != "RW001" and not connection.get("ok", False) and not connection.get("dropped"):
             findings.append(Finding(check.code, Status.SKIP, f"blocked by RW001 on {target.name}",
                                     target=target.name, blocked_by=("RW001", target.name)))
             continue

@@ -7,7 +7,8 @@ What it checks
     does not resolve (DNS), the connection was refused, it timed out, there is no route, the
     credentials were rejected, the SSH host key is unknown, the SSH host key CHANGED, an HTTPS
     peer's (BMC, vCenter) TLS certificate does not verify, or the far end does not speak the expected
-    protocol.
+    protocol. A connection that closes in the middle of the run is an error that names the command
+    that was running; what the target had answered before is still judged.
 
 Why it matters
     Every other check on the target reads what this connection returns. An unreachable target
@@ -132,6 +133,15 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                         summary=f"connected to {address}:{port} over {conn.get('transport') or 'ssh'}",
                         observed="connected", expected="connected", evidence=ev)]
     kind = conn.get("error_kind")
+    if conn.get("dropped"):  # connected, then lost mid-run: what it answered before is judged
+        command = conn.get("command")
+        summary = (f"the connection to {address}:{port} closed while `{command}` was running" if command
+                   else f"the connection to {address}:{port} was lost during the run")
+        fix = (f"ping {address}; once it answers, uptime on it (did it reboot?), then check again — the checks "
+               "whose commands had answered are judged, the others could not run")
+        return [Finding(check=CHECK.code, status=Status.ERROR, target=facts.target_name, summary=summary,
+                        observed={"error_kind": kind, "message": message, "command": command},
+                        expected="connected", evidence=ev, fix=fix, details={"error_kind": kind})]
     summary, fix = _diagnosis(kind, conn, facts)
     return [Finding(check=CHECK.code, status=Status.ERROR, target=facts.target_name, summary=summary,
                     observed={"error_kind": kind, "message": message}, expected="connected",

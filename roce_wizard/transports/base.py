@@ -49,7 +49,8 @@ class ConnectErrorKind(str, enum.Enum):
     AUTH = "auth"  # every authentication method was rejected
     HOSTKEY_UNKNOWN = "hostkey_unknown"  # the host has no entry in known_hosts
     HOSTKEY_CHANGED = "hostkey_changed"  # the host offers a key other than the one recorded
-    UNREACHABLE = "unreachable"  # no route, or the connection dropped (host rebooting)
+    UNREACHABLE = "unreachable"  # no route, or the connection was already gone (host rebooting)
+    DROPPED = "dropped"  # the connection closed while a command was running (TransportError.command)
     PROTOCOL = "protocol"  # the peer speaks SSH badly, or not at all
     TLS = "tls"  # HTTPS peer (BMC, vCenter) whose certificate does not verify: untrusted CA, wrong name, expired
 
@@ -57,11 +58,12 @@ class ConnectErrorKind(str, enum.Enum):
 class TransportError(Exception):
     """A target could not be reached (or stopped being reachable). The message is for humans."""
 
-    def __init__(self, kind: ConnectErrorKind, target: Target | None, message: str):
+    def __init__(self, kind: ConnectErrorKind, target: Target | None, message: str, command: str | None = None):
         super().__init__(message)
         self.kind = ConnectErrorKind(kind)
         self.target = target
         self.message = message
+        self.command = command  # the command that was running when the connection closed (kind DROPPED)
 
     @property
     def target_name(self) -> str:

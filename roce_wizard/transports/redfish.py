@@ -294,6 +294,19 @@ class _Bmc:
         return TransportError(ConnectErrorKind.UNREACHABLE, self.target, f"cannot reach {name}: {exc or type(exc).__name__}")
 
 
+def _dropped(exc: TransportError, target: Target, name: str, command: str) -> TransportError | None:
+    """A connection the BMC closed under a request (reset, reboot of the BMC) is said as such; any
+    other transport error (refused on reconnect, TLS, auth) stays what it is."""
+    cause = exc.__cause__
+    closed = isinstance(cause, (httpx.ReadError, httpx.WriteError)) or (
+        isinstance(cause, httpx.RemoteProtocolError) and "disconnected" in str(cause).lower())
+    if not closed:
+        return None
+    return TransportError(ConnectErrorKind.DROPPED, target,
+                          f"the HTTPS connection to {name} closed while `{command}` was running ({cause}); the BMC "
+                          "may be resetting", command=command)
+
+
 class RedfishSession:
     """Commands on one BMC: `GET <path>` and `redfish bios` (see the module docstring)."""
 
@@ -327,6 +340,11 @@ class RedfishSession:
         except (TimeoutError, httpx.TimeoutException):
             return CommandResult(command=command, stdout="", stderr=f"no answer from {self._bmc.name} within {timeout:g}s",
                                  exit_status=None, duration_s=time.monotonic() - started, timed_out=True)
+        except TransportError as exc:
+            dropped = _dropped(exc, self.target, self._bmc.name, command)
+            if dropped is None:
+                raise
+            raise dropped from exc
         return _result(command, "", f"redfish: unknown command {command!r} (this transport runs `GET /redfish/v1/…`, "
                                     "`redfish bios` and `redfish bios-set NAME=VALUE …`)", 127, started)
 

@@ -6,7 +6,8 @@
 - One connection per target (address, port, user) per transport; concurrent callers share it.
   A semaphore bounds how many connects run at once.
 - Every command has a timeout; a command that times out, or exits non-zero, is a result, not an
-  exception. Only a lost connection raises (`TransportError`, kind ``unreachable``).
+  exception. Only a lost connection raises (`TransportError`: kind ``dropped`` with the command that
+  was running when it closed, ``unreachable`` when it was gone before the command started).
 - Passwords come from ``password_resolver(target)`` and never appear in messages or logs.
 
 Commands are strings run by the remote shell: build them with `quote` / `validate_token` for every
@@ -149,7 +150,8 @@ class SshSession:
     """Commands on one target over the transport's shared connection to it.
 
     A session lives as long as its connection: once the connection drops, `run` raises
-    TransportError(unreachable); ask the transport for a new session to reconnect.
+    TransportError (dropped: during that command; unreachable: afterwards); ask the transport for a
+    new session to reconnect.
     """
 
     def __init__(self, transport: SshTransport, target: Target, conn: asyncssh.SSHClientConnection):
@@ -162,9 +164,17 @@ class SshSession:
     def connected(self) -> bool:
         return not self._closed and not self._conn.is_closed()
 
-    def _lost(self, detail: str) -> TransportError:
+    def _lost(self, detail: str, command: str | None = None) -> TransportError:
         self.transport._discard(self.target, self._conn)
         host, port = _host_port(self.target)
+        if command is not None:  # what was running is what the operator needs to know
+            return TransportError(
+                ConnectErrorKind.DROPPED,
+                self.target,
+                f"the SSH connection to {self.target.name} ({host}:{port}) closed while `{command}` was running"
+                f"{' (' + detail + ')' if detail else ''}; the host may be rebooting or gone from the network",
+                command=command,
+            )
         return TransportError(
             ConnectErrorKind.UNREACHABLE,
             self.target,
@@ -190,7 +200,7 @@ class SshSession:
                 completed = await proc.wait()
         except TimeoutError:
             if conn.is_closed():
-                raise self._lost("it closed while a command was running") from None
+                raise self._lost("", command) from None
             stdout, stderr = proc.collect_output() if proc is not None else ("", "")
             if proc is not None:
                 _abandon(proc)
@@ -206,7 +216,7 @@ class SshSession:
             )
         except asyncssh.ChannelOpenError as exc:
             if conn.is_closed():
-                raise self._lost(exc.reason) from exc
+                raise self._lost(exc.reason, command) from exc
             host, port = _host_port(self.target)
             raise TransportError(
                 ConnectErrorKind.PROTOCOL,
@@ -214,11 +224,11 @@ class SshSession:
                 f"{self.target.name} ({host}:{port}) refused to open a command channel: {exc.reason}",
             ) from exc
         except (asyncssh.Error, OSError) as exc:  # ConnectionLost, DisconnectError, BrokenPipe, reset...
-            raise self._lost(str(exc) or type(exc).__name__) from exc
+            raise self._lost(str(exc) or type(exc).__name__, command) from exc
         duration = time.monotonic() - started
         if completed.exit_status is None and completed.exit_signal is None and conn.is_closed():
             # the channel ended because the connection did: no verdict from the command
-            raise self._lost("it closed while a command was running")
+            raise self._lost("", command)
         exit_status = completed.exit_status if completed.exit_status is not None else completed.returncode
         return CommandResult(
             command=command,

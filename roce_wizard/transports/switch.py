@@ -176,8 +176,12 @@ class _Conn:
         self.lock = asyncio.Lock()
         self.lost: str | None = None
 
-    def _lost_error(self, detail: str) -> TransportError:
+    def _lost_error(self, detail: str, command: str | None = None) -> TransportError:
         host, port = _host_port(self.target)
+        if command is not None:  # it closed under this command: say so, not "unreachable"
+            return TransportError(ConnectErrorKind.DROPPED, self.target,
+                                  f"the CLI session to {self.target.name} ({host}:{port}) closed while `{command}` "
+                                  f"was running ({detail})", command=command)
         return TransportError(ConnectErrorKind.UNREACHABLE, self.target,
                               f"lost the CLI session to {self.target.name} ({host}:{port}): {detail}")
 
@@ -190,16 +194,32 @@ class _Conn:
                 output = await asyncio.to_thread(self._send, command, timeout)
             except _Timeout as exc:
                 duration = time.monotonic() - started
+                if self._channel_closed():  # netmiko reads a closed channel as "no prompt yet"
+                    self.lost = "the switch closed the connection"
+                    raise self._lost_error(self.lost, command) from None
                 recovered = await asyncio.to_thread(self._recover)
                 if not recovered:
                     self.lost = f"no prompt after `{command}` timed out"
                 return CommandResult(command, exc.partial, "", None, duration, timed_out=True)
             except _Lost as exc:
                 self.lost = exc.detail
-                raise self._lost_error(exc.detail) from None
+                raise self._lost_error(exc.detail, command) from None
             duration = time.monotonic() - started
             rejected = CLI_ERROR.search(output.strip().split("\n", 1)[0] if output.strip() else "")
             return CommandResult(command, output, "", 1 if rejected else 0, duration)
+
+    def _channel_closed(self) -> bool:
+        """Whether the SSH channel under netmiko ended (EOF from the switch, or the connection gone)."""
+        channel = getattr(self.handler, "remote_conn", None)
+        try:
+            if channel is None or not hasattr(channel, "get_transport"):
+                return False
+            if channel.closed or channel.eof_received:
+                return True
+            ssh = channel.get_transport()
+            return ssh is None or not ssh.is_active()
+        except Exception:  # noqa: BLE001 - an odd handler: treat as open, the timeout stands
+            return False
 
     async def configure(self, command: str, timeout: float) -> CommandResult:
         """A `switch-config` step (switchview.switch_plan): backup, change, verify, save — or roll back.
@@ -228,7 +248,7 @@ class _Conn:
                                      time.monotonic() - started, timed_out=True)
             except _Lost as exc:
                 self.lost = exc.detail
-                raise self._lost_error(exc.detail) from None
+                raise self._lost_error(exc.detail, f"{CONFIG_MARK} {meta.get('name', '')}".strip()) from None
             return CommandResult(command, "\n".join(log_lines) + "\n", "", status, time.monotonic() - started)
 
     def _configure(self, meta: dict[str, Any], lines: list[str], timeout: float) -> tuple[int, list[str]]:

@@ -30,6 +30,7 @@ from roce_wizard.runlog import RunLog
 from roce_wizard.session import Setup, live_transports, load_setup
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import Board, Progress, TargetProgress, merge_reports
+from roce_wizard.tui.readonly import READ_ONLY, refuse_work
 
 ALL_SAFETY = {Safety.SAFE, Safety.DISRUPTIVE}  # previews show both; the gate is the second confirmation
 
@@ -111,7 +112,7 @@ class WizardApp(App[int]):
         self.reboot_batch = 1  # hosts rebooted at once (the reboot tracker's +/-; "fix everything" uses it too)
         self.fix_all_result: msg.FixAllFinished | None = None
         self.start = start
-        self.sub_title = subtitle or str(connection.inventory)
+        self.sub_title = (subtitle or str(connection.inventory)) + (" — READ-ONLY replay" if connection.replay else "")
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -188,6 +189,8 @@ class WizardApp(App[int]):
 
     @work(thread=True, group="engine", name="fix")
     async def apply_fixes(self, planned: list[Planned]) -> None:
+        if refuse_work(self, "fix"):  # the screens refuse first; this is the last line
+            return
         runlog = RunLog.create(kind="fix")
         self.run_dirs.append(runlog.path)
         try:
@@ -211,6 +214,8 @@ class WizardApp(App[int]):
         """Reboot through the lead's orchestration (reboots.reboot_hosts: maintenance mode via vCenter,
         VMs powered off and on again, wait for a new boot), then re-verify and record the verdict."""
         reboots = reboots_module()
+        if refuse_work(self, "reboot"):
+            return
         if reboots is None:
             self.post_message(msg.WorkFailed("reboot", "reboot orchestration (roce_wizard/reboots.py) is not built yet"))
             return
@@ -259,6 +264,8 @@ class WizardApp(App[int]):
         disruptive) holds for every round, as it does for `fix --yes [--allow-disruptive]`."""
         from roce_wizard.fixes import FixContext, RoundHooks, fix_until_ready  # noqa: PLC0415
 
+        if refuse_work(self, "fix everything", msg.FixAllFinished([f"refused: {READ_ONLY}"], False)):
+            return
         runlog = RunLog.create(kind="fix")
         self.run_dirs.append(runlog.path)
         setup = self.connection.setup

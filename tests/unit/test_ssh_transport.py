@@ -406,7 +406,8 @@ async def test_dropped_connection_unreachable_then_reconnects(lab, kh, transport
     lab.drop()  # the host reboots mid-command
     with pytest.raises(TransportError) as ei:
         await running
-    assert ei.value.kind is ConnectErrorKind.UNREACHABLE
+    assert ei.value.kind is ConnectErrorKind.DROPPED and ei.value.command == "sleep 5"
+    assert "closed while `sleep 5` was running" in ei.value.message
     with pytest.raises(TransportError) as ei:  # the old session stays dead
         await s.run("echo hi")
     assert ei.value.kind is ConnectErrorKind.UNREACHABLE

@@ -15,6 +15,7 @@ from roce_wizard.fixes import Planned, StepResult
 from roce_wizard.model import Safety
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import runnable
+from roce_wizard.tui.readonly import READ_ONLY, is_read_only, refused
 from roce_wizard.tui.widgets.detail import plan_lines
 
 FIX_ALL_WHAT = "everything (all stages), rebooting as needed"
@@ -35,6 +36,8 @@ def start_fix_all(app: App, planned: list[Planned]) -> None:
     def confirmed(yes: bool | None) -> None:
         if not yes:
             app.log_line("fix everything: cancelled, nothing ran", "dim")
+            return
+        if refused(app, "fix everything"):
             return
         disruptive = [p for p in planned if p.allowed and p.plan.safety is Safety.DISRUPTIVE]
         if disruptive:
@@ -62,6 +65,8 @@ def start_fix_flow(app: App, planned: list[Planned], what: str) -> None:
     def confirmed(yes: bool | None) -> None:
         if not yes:
             app.log_line(f"fix {what}: cancelled, nothing ran", "dim")
+            return
+        if refused(app, f"fix {what}"):
             return
         disruptive = [p for p in planned if p.allowed and p.plan.safety is Safety.DISRUPTIVE]
         if disruptive:
@@ -104,6 +109,9 @@ class FixPreviewScreen(ModalScreen[bool]):
         disruptive = sum(1 for p in runs if p.plan.safety is Safety.DISRUPTIVE)
         with Vertical(id="fix-dialog", classes="dialog"):
             yield Static(Text.assemble(("Fix ", "bold"), (self.what, "bold cyan")), classes="dialog-title")
+            if is_read_only(self.app):
+                yield Static(Text(f"{READ_ONLY}: this is what the fix would do; nothing will run", style="bold yellow"),
+                             id="read-only-note")
             summary = Text(f"{len(runs)} fix(es), {steps} step(s) on {len(hosts)} host(s)")
             if disruptive:
                 summary.append(f"; {disruptive} disruptive (asked again)", style="bold yellow")
@@ -120,16 +128,19 @@ class FixPreviewScreen(ModalScreen[bool]):
                     for line in plan_lines([p for p in self.planned if p.plan.target == host]):
                         yield Static(line)
             with Horizontal(classes="buttons"):
-                yield Button("Apply (y)", id="yes", variant="success", disabled=not runs)
+                yield Button("Apply (y)", id="yes", variant="success", disabled=not runs or is_read_only(self.app))
                 yield Button("Cancel (n)", id="no", variant="default")
 
     def on_mount(self) -> None:
-        self.query_one("#no" if not any(p.allowed for p in self.planned) else "#yes", Button).focus()
+        runs = any(p.allowed for p in self.planned) and not is_read_only(self.app)  # --replay: preview only
+        self.query_one("#yes" if runs else "#no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        self.action_answer(event.button.id == "yes")
 
     def action_answer(self, yes: bool) -> None:
+        if yes and refused(self.app, f"fix {self.what}"):
+            return  # the preview stays open: the plan can still be read, n or Escape closes it
         self.dismiss(yes and any(p.allowed for p in self.planned))
 
 

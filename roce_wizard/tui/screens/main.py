@@ -18,6 +18,7 @@ from roce_wizard.model import Stage, Status
 from roce_wizard.report import STYLE
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import NOT_APPLICABLE, RUNNING
+from roce_wizard.tui.readonly import BANNER, is_read_only
 from roce_wizard.tui.widgets.detail import cell_detail
 
 WIDE = 120  # columns from which the detail pane sits beside the grid instead of below it
@@ -46,6 +47,8 @@ class MainScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        if is_read_only(self.app):
+            yield Static(Text(BANNER, style="bold"), id="read-only")
         with Horizontal(id="body"):
             yield OptionList(id="rail")
             with Vertical(id="center"):

@@ -153,8 +153,11 @@ class RebootScreen(Screen):
         self.redraw()
 
     def action_reboot(self) -> None:
+        from roce_wizard.tui.readonly import refused  # noqa: PLC0415
         from roce_wizard.tui.screens.fix import ConfirmScreen  # noqa: PLC0415
 
+        if refused(self.app, "reboot"):
+            return
         hosts = self.pending_hosts()
         body = [Text(f"{h}: maintenance mode, reboot, wait for it to come back, verify") for h in hosts]
 
