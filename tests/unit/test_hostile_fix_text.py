@@ -16,8 +16,6 @@ import copy
 import json
 import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -33,14 +31,13 @@ from roce_wizard.inventory import load_inventory
 from roce_wizard.model import Safety
 from roce_wizard.playbook import load_playbook
 from roce_wizard.transports.replay import ReplayTransport
+from tests.pastekit import runs_canary
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sample-cluster" / "recordings.yaml"
 MLXCONFIG = "/opt/mellanox/bin/mlxconfig -d mt4119_pciconf1 -e query"
 PARAMS = "esxcli --formatter=csv system module parameters list -m nmlx5_core"
 NICS = "esxcli --formatter=csv network nic list"
 PAUSE = "esxcli --formatter=csv network nic pauseParams list"
-CANARY = "CANARY"
-BASH = shutil.which("bash") or "/bin/bash"
 # what an attacker who controls a tool's output would print (single words: ${IFS} for a space; a `#` at
 # the end so the rest of the pasted line does not make `touch` fail before it creates the canary)
 PAYLOADS = {
@@ -104,18 +101,6 @@ def _host(base: dict, payload: str, sriov: bool) -> dict:
     pause = commands[PAUSE]["stdout"].splitlines()
     commands[PAUSE]["stdout"] = "\n".join([*pause, f"false,false,{_csv(vmnic)},true,true,true,false,false,"]) + "\n"
     return commands
-
-
-def runs_canary(line: str, tmp: Path) -> bool:
-    """Whether pasting `line` into a shell would run the payload: bash -r (no redirections, no command
-    paths) with only `touch` on PATH, in an empty directory; True when the canary file appears."""
-    work = tmp / "paste"
-    shutil.rmtree(work, ignore_errors=True)
-    (work / "bin").mkdir(parents=True)
-    (work / "bin" / "touch").symlink_to(shutil.which("touch"))
-    subprocess.run([BASH, "-r", "-c", line], cwd=work, env={"PATH": str(work / "bin")}, capture_output=True,
-                   timeout=10, check=False)
-    return (work / CANARY).exists()
 
 
 def fix_lines(results: list[dict]) -> list[str]:
