@@ -9,6 +9,8 @@ something the host printed. Values inside a `#` comment count too (a newline end
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Callable
 
 from roce_wizard.probes import UnsafeValue
@@ -37,3 +39,20 @@ def pasteable(build: Callable[[], str], source: str) -> str:
         return build()
     except UnsafeValue:
         return refused(source)
+
+
+# nothing a shell acts on when a pasted line carries it: no command separator, substitution, quote,
+# redirection, comment, history expansion or control character
+_PLAIN = re.compile(r"^[^;&|$`'\"\\<>#!\x00-\x1f\x7f]*$")
+
+
+def shown_name(name: object) -> str:
+    """A name an API printed (a vCenter VM, port group, datacenter), for a fix line that also reads as
+    prose ("vSphere Client: Networking > RoCE-DC > …"): as it is when plain, shell-quoted when it holds
+    anything a shell would act on — so that the line stays inert if pasted (control characters escaped)."""
+    text = str(name)
+    if _PLAIN.match(text):
+        return text
+    if re.search(r"[\x00-\x1f\x7f]", text):  # a newline would split the line: shown escaped (no longer exact)
+        text = text.encode("unicode_escape").decode("ascii")
+    return shlex.quote(text)

@@ -14,9 +14,10 @@ import pytest
 
 from tests.checkcases import Case, run_case
 from tests.pastekit import runs_canary
-from tests.unit.checks import test_bios_checks, test_esxi_checks, test_guest_checks
+from tests.unit.checks import test_bios_checks, test_esxi_checks, test_guest_checks, test_vsphere_checks
 
-CASES = {c.id: c for mod in (test_guest_checks, test_esxi_checks, test_bios_checks) for c in mod.CASES}
+CASES = {c.id: c for mod in (test_guest_checks, test_esxi_checks, test_bios_checks, test_vsphere_checks)
+         for c in mod.CASES}
 # (case, the name in its recorded output that reaches the fix line)
 PLACES = [
     ("RW402-rxe-on-the-roce-netdev", "rxe0"),  # rdma link delete <dev>
@@ -59,3 +60,20 @@ def test_the_same_case_with_a_plain_name_shows_its_command(case_id, token):
     fixes = [f.fix for f in run_case(with_payload(CASES[case_id], token, "")) if f.fix]
     assert fixes and not any("not shown as a command" in fix for fix in fixes), fixes
     assert any(token in fix for fix in fixes), fixes
+
+
+# vSphere names may hold spaces and quotes: the fix's shell line (vhpc_toolkit) quotes them, no refusal
+VSPHERE_PLACES = [
+    ("RW304-lab-fault-no-vf", "roce-pg"),  # vhpc_toolkit sriov --sriov_port_group <port group vCenter lists>
+    ("RW302-fresh-no-vds", "RoCE-DC"),  # vhpc_toolkit dvs --datacenter <datacenter vCenter lists>
+]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS.values(), ids=PAYLOADS.keys())
+@pytest.mark.parametrize("case_id, token", VSPHERE_PLACES, ids=[p[0] for p in VSPHERE_PLACES])
+def test_vsphere_fix_lines_quote_the_names_vcenter_printed(case_id, token, payload, tmp_path):
+    findings = run_case(with_payload(CASES[case_id], token, payload))
+    lines = [ln for f in findings if f.fix and f.status.value in ("fail", "warn") for ln in f.fix.splitlines()]
+    assert any("vhpc_toolkit" in ln and token in ln for ln in lines), lines
+    ran = [ln for ln in lines if runs_canary(ln, tmp_path)]
+    assert not ran, ran
