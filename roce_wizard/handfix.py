@@ -29,7 +29,7 @@ SWITCH_PORT = "the port name printed by the switch"
 
 def refused(source: str) -> str:
     """The sentence shown instead of a command that would carry an unsafe value."""
-    return f"{source} contains characters a shell would read: not shown as a command (see the evidence)"
+    return f"{source} contains shell characters or is not in the expected form: not shown as a command (see the evidence)"
 
 
 def pasteable(build: Callable[[], str], source: str) -> str:
