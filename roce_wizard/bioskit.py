@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.handfix import REDFISH_URI, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -29,6 +30,7 @@ from roce_wizard.model import (
     Target,
     TargetKind,
 )
+from roce_wizard.probes import UnsafeValue
 
 __all__ = [
     "Knob",
@@ -134,9 +136,16 @@ def _base_url(target: Target | None) -> str:
     return f"https://{host}" + (f":{port}" if port != 443 else "")
 
 
+_REDFISH_PATH = re.compile(r"^/redfish/v1/[A-Za-z0-9_./-]{1,200}$")
+
+
 def _curl(target: Target | None, method: str, path: str, body: dict[str, Any] | None = None) -> str:
+    """One curl line of a fix by hand; `path` (an @odata.id the BMC printed) is validated (UnsafeValue)."""
     tls, auth = _curl_auth(target)
-    parts = ["curl -sS", tls, auth, f"-X {method}", f"{_base_url(target)}{path}"]
+    if not isinstance(path, str) or not _REDFISH_PATH.match(path):
+        raise UnsafeValue(f"refusing to put {path!r} into a command")
+    url = _base_url(target) + path
+    parts = ["curl -sS", tls, auth, f"-X {method}", url if target is None else shlex.quote(url)]
     if body is not None:
         parts += ["-H 'Content-Type: application/json'", f"-d {shlex.quote(json.dumps(body))}"]
     return " ".join(p for p in parts if p)
@@ -145,7 +154,11 @@ def _curl(target: Target | None, method: str, path: str, body: dict[str, Any] | 
 def redfish_fix(facts: Facts, knob: Knob, doc: dict[str, Any], *, staged: bool = False) -> str:
     """The exact Redfish requests that set `knob` (iDRAC: PATCH + configuration job; iLO: PATCH),
     then the reboot that applies them. `staged`: the value is pending already — only the job (iDRAC)
-    and the reboot are left."""
+    and the reboot are left. A URI the BMC printed that does not fit gives a sentence instead."""
+    return pasteable(lambda: _redfish_fix_text(facts, knob, doc, staged), REDFISH_URI)
+
+
+def _redfish_fix_text(facts: Facts, knob: Knob, doc: dict[str, Any], staged: bool) -> str:
     target = facts.target
     settings = doc.get("settings_uri") or ("/redfish/v1/Systems/System.Embedded.1/Bios/Settings"
                                            if knob.vendor == "dell" else "/redfish/v1/Systems/1/Bios/Settings/")
@@ -207,8 +220,9 @@ def judge_redfish(check: Check, facts: Facts, what: str) -> list[Finding]:
     if current == knob.good:
         undo = ("cancel the pending BIOS job before the next reboot (iDRAC > Maintenance > Job Queue, or "
                 "`racadm jobqueue delete -i JID_CLEARALL`)" if knob.vendor == "dell"
-                else _curl(facts.target, "PATCH", doc.get("settings_uri") or "/redfish/v1/Systems/1/Bios/Settings/",
-                           {"Attributes": {knob.attribute: knob.good}}))
+                else pasteable(lambda: _curl(facts.target, "PATCH",
+                                             doc.get("settings_uri") or "/redfish/v1/Systems/1/Bios/Settings/",
+                                             {"Attributes": {knob.attribute: knob.good}}), REDFISH_URI))
         return [bad(check, facts, f"{what}: {knob.attribute} = {current} now, but {staged} is staged for the next "
                                   f"reboot ({source})", fix=undo, **kw)]
     if staged == knob.good:

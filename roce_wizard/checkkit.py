@@ -6,8 +6,10 @@ Checks stay pure: these functions only read `Facts` and build `Finding`s.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
+from roce_wizard.handfix import NMLX5_PARAMS, pasteable
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -51,6 +53,8 @@ __all__ = [
     "roce_ports",
     "safe_datastore",
     "safe_mlx_device",
+    "shown",
+    "shown_mlx_device",
     "safe_vmnic",
     "skip",
     "version_tuple",
@@ -59,6 +63,7 @@ __all__ = [
 
 MLXCONFIG = "/opt/mellanox/bin/mlxconfig"  # where the MFT VIB puts it on ESXi
 PARAMS_SET = 'esxcli system module parameters set -m nmlx5_core -p "{}"'
+NO_MST_DEVICE = "<mst device>"
 
 
 def _finding(check: Check, facts: Facts, status: Status, summary: str, **kw: Any) -> Finding:
@@ -136,7 +141,7 @@ def mlx_device_name(facts: Facts, device: dict[str, Any]) -> str:
             return mst
         if facts.target.roce.pf_pci:
             return short_pci(facts.target.roce.pf_pci)
-    return "<mst device>"
+    return NO_MST_DEVICE
 
 
 # ---------------------------------------------------------------------------- ESXi nmlx5
@@ -208,8 +213,16 @@ def _int(value: str | None) -> int | None:
 
 
 def merged_params_fix(facts: Facts, policy: Policy, changes: dict[str, str] | None = None) -> str:
-    """The full `esxcli system module parameters set -m nmlx5_core -p "…"` command (and the reboot it needs)."""
-    return PARAMS_SET.format(format_options_string(desired_params(facts, policy, changes))) + "  # then reboot the host"
+    """The full `esxcli system module parameters set -m nmlx5_core -p "…"` command (and the reboot it needs),
+    every key and value validated as for the executed step; a sentence instead when one is unsafe."""
+    params = desired_params(facts, policy, changes)
+    # a placeholder of the caller's own (`<one-entry-per-…>`) is for the reader to fill in: not validated
+    blanks = {k for k, v in (changes or {}).items() if re.fullmatch(r"<[a-z0-9-]+>", str(v))}
+
+    def build() -> str:
+        params_set_command({k: v for k, v in params.items() if k not in blanks})
+        return PARAMS_SET.format(format_options_string(params)) + "  # then reboot the host"
+    return pasteable(build, NMLX5_PARAMS)
 
 
 def params_details(facts: Facts, policy: Policy, changes: dict[str, str] | None = None) -> dict[str, str]:
@@ -337,6 +350,19 @@ def safe_vmnic(name: str) -> str:
 def safe_mlx_device(name: str) -> str:
     """An mst device name (mt4119_pciconf1, /dev/mst/…) or a PCI address, validated for `mlxconfig -d`."""
     return safe(name, _MST_DEVICE)
+
+
+def shown_mlx_device(facts: Facts, device: dict[str, Any]) -> str:
+    """`mlx_device_name` validated for a fix-by-hand line (UnsafeValue when it does not fit); the
+    placeholder it gives when nothing names the device stays as it is, for the reader to fill in."""
+    name = mlx_device_name(facts, device)
+    return name if name == NO_MST_DEVICE and not device.get("device") else safe_mlx_device(name)
+
+
+def shown(value: str | None, validator: Callable[[str], str], placeholder: str) -> str:
+    """A host value for a fix-by-hand line: validated and quoted (UnsafeValue when it does not fit), or
+    `placeholder` (`<netdev>`) when there is none."""
+    return validator(value) if value else placeholder
 
 
 def safe_datastore(path: str) -> str:

@@ -21,6 +21,7 @@ from roce_wizard import __version__
 from roce_wizard.catalog import CatalogError, find, load_catalog
 from roce_wizard.model import ExitCode, Policy
 from roce_wizard.switchview import human_command
+from roce_wizard.textsafe import printable
 
 app = typer.Typer(
     name="roce-wizard",
@@ -33,7 +34,7 @@ app = typer.Typer(
 
 
 def _err(message: str, code: ExitCode = ExitCode.USAGE) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    Console(stderr=True).print(f"[bold red]error:[/] {printable(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(int(code))
 
 
@@ -63,7 +64,7 @@ def _setup(inventory: Path, playbook: str, select_: list[str] | None, skip: list
     except SetupError as exc:
         raise _err(str(exc)) from None
     for warning in setup.warnings:
-        Console(stderr=True).print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+        Console(stderr=True).print(f"[yellow]warning:[/] {printable(warning)}", highlight=False, soft_wrap=True)
     return setup
 
 
@@ -119,7 +120,7 @@ def doctor(
                                     concurrency=concurrency, command_timeout=timeout))
     for used in {id(t): t for t in (transport.values() if isinstance(transport, dict) else [transport])}.values():
         for warning in getattr(used, "warnings", []):  # e.g. TLS verification turned off for a target
-            Console(stderr=True).print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+            Console(stderr=True).print(f"[yellow]warning:[/] {printable(warning)}", highlight=False, soft_wrap=True)
     changes = None
     result_dict = to_json_dict(report)
     if since_last:
@@ -193,7 +194,7 @@ def fix(
 
     def on_report(current) -> None:  # noqa: ANN001
         for error in current.errors:
-            Console(stderr=True).print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+            Console(stderr=True).print(f"[red]error:[/] {escape(printable(error))}", highlight=False, soft_wrap=True)
         if reboot and current.number > 1:
             console.print(f"[bold]Round {current.number}[/]: {summary_line(current.report)}", highlight=False)
         if not current.planned:
@@ -225,12 +226,12 @@ def fix(
     def show(step) -> None:  # noqa: ANN001
         mark = "[green]✓[/]" if step.ok else "[red]✗[/]"
         shown = human_command(step.command).replace("\n", "; ")
-        console.print(f"  {mark} {step.target} {step.check}: {escape(shown)}", highlight=False, soft_wrap=True)
+        console.print(f"  {mark} {step.target} {step.check}: {escape(printable(shown))}", highlight=False, soft_wrap=True)
         if not step.ok:
-            console.print(f"      {step.output.strip()[-400:]}", highlight=False, markup=False, soft_wrap=True)
+            console.print(f"      {printable(step.output.strip()[-400:])}", highlight=False, markup=False, soft_wrap=True)
 
     def progress(name: str, state: Any, message: str) -> None:
-        console.print(f"  [cyan]↻[/] {name}: {getattr(state, 'value', state)} — {escape(message)}", highlight=False,
+        console.print(f"  [cyan]↻[/] {name}: {getattr(state, 'value', state)} — {escape(printable(message))}", highlight=False,
                       soft_wrap=True)
 
     hooks = RoundHooks(on_report=on_report, on_step=show, on_progress=progress, confirm=confirm)
@@ -244,7 +245,7 @@ def fix(
     failed = any(not s.ok for run in applied for s in run.results) or any(run.errors for run in applied)
     for run in applied:
         for error in run.errors:
-            Console(stderr=True).print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+            Console(stderr=True).print(f"[red]error:[/] {escape(printable(error))}", highlight=False, soft_wrap=True)
     if reboot:
         final = last.report
         if last.fixrun is not None:  # the loop stopped right after applying: one more look
@@ -273,7 +274,7 @@ def fix(
         for name, entry in sorted(waiting.items()):
             kinds = sorted({p.reboot.value for p in entry.awaiting_reboot})
             reasons = "; ".join(f"{p.check}: {p.reason}" if p.reason else p.check for p in entry.awaiting_reboot)
-            console.print(f"  {name}: {', '.join(kinds)} — {escape(reasons)}", highlight=False, soft_wrap=True)
+            console.print(f"  {name}: {', '.join(kinds)} — {escape(printable(reasons))}", highlight=False, soft_wrap=True)
     runlog.close()
     raise typer.Exit(int(ExitCode.FAILED) if failed else int(code))
 
@@ -300,19 +301,21 @@ def _print_plan(console: Console, planned: list[Any]) -> None:
                      "manual: shown, not run" if plan.safety is Safety.MANUAL else
                      f"{plan.safety.value}: needs --allow-disruptive")
             reboot = "" if plan.reboot.value == "none" else f", reboot: {plan.reboot.value}"
-            console.print(f"    {plan.check} {escape(plan.summary)}  [dim]\\[{plan.safety.value}{reboot}; {state}][/]",
+            console.print(f"    {plan.check} {escape(printable(plan.summary))}  [dim]\\[{plan.safety.value}{reboot}; {state}][/]",
                           highlight=False, soft_wrap=True)
             for step in plan.steps:
                 shown = human_command(step.command)
                 if shown != step.command:  # a switch configuration: its lines, not the transport's header
-                    console.print(f"        {step.description}:", highlight=False, markup=False, soft_wrap=True)
+                    console.print(printable(f"        {step.description}:"), highlight=False, markup=False, soft_wrap=True)
                     for line in shown.split("\n"):
-                        console.print(f"          {line}", highlight=False, markup=False, soft_wrap=True)
+                        console.print(printable(f"          {line}"), highlight=False, markup=False, soft_wrap=True)
                 else:
-                    console.print(f"        $ {step.command}", highlight=False, markup=False, soft_wrap=True)
+                    console.print(printable(f"        $ {step.command}"), highlight=False, markup=False, soft_wrap=True)
                 if step.before is not None or step.after is not None:
-                    console.print(f"          before: {step.before}", highlight=False, markup=False, soft_wrap=True)
-                    console.print(f"          after:  {step.after}", highlight=False, markup=False, soft_wrap=True)
+                    console.print(printable(f"          before: {step.before}"), highlight=False, markup=False,
+                                  soft_wrap=True)
+                    console.print(printable(f"          after:  {step.after}"), highlight=False, markup=False,
+                                  soft_wrap=True)
 
 
 @app.command()
@@ -337,10 +340,11 @@ def analyze(
         raise typer.Exit(code)
     console = Console()
     for f in files:
-        console.print(f"[bold]{f.path}[/]  [cyan]{f.kind}[/]" + (f"  [red]{f.error}[/]" if f.error else ""),
+        console.print(f"[bold]{escape(printable(f.path))}[/]  [cyan]{f.kind}[/]"
+                      + (f"  [red]{escape(printable(f.error))}[/]" if f.error else ""),
                       highlight=False, soft_wrap=True)
         if verbose and f.facts is not None:
-            console.print_json(json.dumps(f.facts, default=str))
+            console.print_json(json.dumps(f.facts, default=str), ensure_ascii=True)  # \u-escapes C1 controls too
         seen = set()
         for finding in f.findings:
             key = (finding.check, finding.subject, finding.summary)
@@ -349,9 +353,9 @@ def analyze(
             seen.add(key)
             # escaped: summaries and fixes carry brackets (pyVmomi calls, `[...]` lists) rich would eat
             console.print(f"    [{STYLE[finding.status]}]{SYMBOL[finding.status]}[/] {finding.check} "
-                          f"{escape(finding.summary)}", highlight=False, soft_wrap=True)
+                          f"{escape(printable(finding.summary))}", highlight=False, soft_wrap=True)
             if finding.fix and finding.status.value in ("fail", "warn"):
-                console.print(f"        fix: {escape(finding.fix)}", highlight=False, soft_wrap=True)
+                console.print(f"        fix: {escape(printable(finding.fix))}", highlight=False, soft_wrap=True)
         if f.kind == "unknown":
             console.print("    [dim]not recognised as the output of any tool roce-wizard reads[/]", highlight=False)
     raise typer.Exit(code)
@@ -420,20 +424,24 @@ def reboots_command(
         return
     for name, entry in book.items():
         extra = " (left in maintenance mode)" if entry.in_maintenance else ""
-        console.print(f"[bold]{name}[/]  {entry.state.value}{extra}  boot: {entry.boot_id or 'unknown'}  "
+        console.print(f"[bold]{escape(printable(name))}[/]  {entry.state.value}{extra}  "
+                      f"boot: {escape(printable(entry.boot_id or 'unknown'))}  "
                       f"reboots: {entry.reboots}", highlight=False, soft_wrap=True)
         for item in entry.pending:
             when = "rebooted, not yet seen current" if item.booted_over else f"waits for: {item.reboot.value}"
-            console.print(f"  {item.check} {escape(item.reason)}  [dim]({when})[/]", highlight=False, soft_wrap=True)
+            console.print(f"  {item.check} {escape(printable(item.reason))}  [dim]({when})[/]", highlight=False,
+                          soft_wrap=True)
         if entry.powered_off_vms:
-            console.print(f"  VMs powered off by roce-wizard: {', '.join(entry.powered_off_vms)}", highlight=False)
+            console.print(printable(f"  VMs powered off by roce-wizard: {', '.join(entry.powered_off_vms)}"),
+                          highlight=False, markup=False)
         if history:
             for record in entry.history:
                 data = record.to_dict()
                 verdict = ("verified" if record.verified else "failed: " + (record.error or "")
                            if record.verified is False or record.error else "not verified")
-                console.print(f"  reboot {data['requested_at']} via {record.via or '?'}: back {data['back_at'] or '-'}"
-                              f", {verdict}", highlight=False, soft_wrap=True)
+                console.print(printable(f"  reboot {data['requested_at']} via {record.via or '?'}: back "
+                                        f"{data['back_at'] or '-'}, {verdict}"), highlight=False, markup=False,
+                              soft_wrap=True)
 
 
 @app.command()
@@ -452,7 +460,7 @@ def explain(code_or_slug: Annotated[str, typer.Argument(help="A check code (RW20
         console.print(f"depends on: {', '.join(meta.depends_on)}", highlight=False)
     for section in ("What it checks", "Why it matters", "How to fix by hand", "Fix safety"):
         console.print(f"\n[bold underline]{section}[/]", highlight=False)
-        console.print(check.doc[section], highlight=False, markup=False, soft_wrap=True)
+        console.print(printable(check.doc[section]), highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command("checks")

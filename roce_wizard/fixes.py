@@ -18,6 +18,7 @@ from typing import Any
 
 from roce_wizard.engine import RunReport
 from roce_wizard.model import FixPlan, Policy, RebootKind, Safety, Status, Target, TargetKind
+from roce_wizard.probes import UnsafeValue
 from roce_wizard.runlog import RunLog
 from roce_wizard.transports.base import Transport, TransportError
 
@@ -105,6 +106,8 @@ def _plan_one(report: RunReport, run: Any, code: str, policy: Policy, allow: set
         return None, None
     try:
         plan = check.plan_fix(run.facts, policy)
+    except UnsafeValue as exc:  # a value the host printed that must not reach a shell: no plan, and why
+        return None, f"{code} on {run.target.name}: not planned: {exc}"
     except Exception as exc:  # a planning bug is reported, never applied half-way
         return None, (f"{code} on {run.target.name}: plan_fix crashed: "
                       f"{traceback.format_exception_only(type(exc), exc)[-1].strip()}")

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from roce_wizard.engine import RunReport
 from roce_wizard.model import Finding, Stage, Status
+from roce_wizard.textsafe import printable
 
 JSON_VERSION = 1
 STYLE = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "bold red", Status.SKIP: "dim", Status.ERROR: "magenta"}
@@ -89,12 +90,12 @@ def render_terminal(report: RunReport, console: Console, verbose: bool = False,
             continue
         console.print(Text(stage.value.upper(), style="bold underline"))
         for target, findings in shown.items():
-            console.print(Text(f"  {target}", style="bold"))
+            console.print(Text(f"  {printable(target)}", style="bold"))
             roots = {f.blocked_by for f in findings}
             if not verbose and len(findings) > 2 and len(roots) == 1 and None not in roots:
                 code, where = next(iter(roots))
                 console.print(Text.assemble(("    ", ""), (SYMBOL[Status.SKIP], STYLE[Status.SKIP]),
-                                            (f" {len(findings)} checks blocked by {code} on {where}", "dim")))
+                                            (printable(f" {len(findings)} checks blocked by {code} on {where}"), "dim")))
                 continue
             for f in findings:
                 _render_finding(report, f, console, verbose)
@@ -104,9 +105,9 @@ def render_terminal(report: RunReport, console: Console, verbose: bool = False,
         console.print(Text("How to fix by hand", style="bold underline"))
         for f in failures:
             where = f"{f.target}" + (f" {f.subject}" if f.subject else "")
-            console.print(Text(f"  {f.check} {where}:", style=STYLE[f.status]))
+            console.print(Text(printable(f"  {f.check} {where}:"), style=STYLE[f.status]))
             for line in f.fix.splitlines():
-                console.print(Text(f"      {line}"), soft_wrap=True)
+                console.print(Text(f"      {printable(line)}"), soft_wrap=True)
         console.print()
     if changes is not None:
         console.print(Text("Since the last run", style="bold underline"))
@@ -114,7 +115,8 @@ def render_terminal(report: RunReport, console: Console, verbose: bool = False,
             console.print("  nothing changed")
         for ch in changes:
             subject = f" {ch['subject']}" if ch.get("subject") else ""
-            console.print(f"  {ch['check']} {ch['target']}{subject}: {ch['before'] or 'new'} → {ch['after'] or 'gone'}")
+            console.print(Text(printable(f"  {ch['check']} {ch['target']}{subject}: {ch['before'] or 'new'} → "
+                                         f"{ch['after'] or 'gone'}")))
         console.print()
     if hidden:
         console.print(Text(f"({hidden} checks not applicable here are not shown; -v shows them)", style="dim"))
@@ -138,32 +140,33 @@ def _render_finding(report: RunReport, f: Finding, console: Console, verbose: bo
         (SYMBOL[f.status], STYLE[f.status]),
         (f" {f.check} ", "bold"),
         (f"{slug:<28} ", "cyan"),
-        (f.summary, ""),
+        (printable(f.summary), ""),
     )
     if f.subject:
-        line.append(f" [{f.subject}]", style="dim")
+        line.append(printable(f" [{f.subject}]"), style="dim")
     console.print(line, soft_wrap=True)
     if f.details.get("mpirun") and f.status is not Status.SKIP:  # RW604: the line jobs should use (contract 3)
-        console.print(Text(f"        {f.details['mpirun']}", style="bold"), soft_wrap=True)
+        console.print(Text(printable(f"        {f.details['mpirun']}"), style="bold"), soft_wrap=True)
         for ln in str(f.details.get("hostfile") or "").splitlines():
-            console.print(Text(f"        hostfile: {ln}", style="dim"), soft_wrap=True)
+            console.print(Text(printable(f"        hostfile: {ln}"), style="dim"), soft_wrap=True)
     table = f.details.get("table")
     if verbose and isinstance(table, dict) and table.get("columns"):  # validate measurements (contract 3)
-        console.print(Text("        " + " | ".join(str(c) for c in table["columns"]), style="dim"), soft_wrap=True)
+        console.print(Text(printable("        " + " | ".join(str(c) for c in table["columns"])), style="dim"),
+                      soft_wrap=True)
         for row in table.get("rows", [])[:30]:
-            console.print(Text("        " + " | ".join(_short(c) for c in row), style="dim"), soft_wrap=True)
+            console.print(Text(printable("        " + " | ".join(_short(c) for c in row)), style="dim"), soft_wrap=True)
     if verbose:
         if f.details.get("unjudged"):
-            console.print(Text(f"        saw: {f.details['unjudged']}", style="dim"), soft_wrap=True)
+            console.print(Text(printable(f"        saw: {f.details['unjudged']}"), style="dim"), soft_wrap=True)
         if f.observed is not None or f.expected is not None:
-            console.print(Text(f"        observed: {_short(f.observed)}   expected: {_short(f.expected)}", style="dim"),
-                          soft_wrap=True)
+            console.print(Text(printable(f"        observed: {_short(f.observed)}   expected: {_short(f.expected)}"),
+                               style="dim"), soft_wrap=True)
         for ev in f.evidence:
             if ev.command:
-                console.print(Text(f"        $ {ev.command}", style="dim"), soft_wrap=True)
+                console.print(Text(printable(f"        $ {ev.command}"), style="dim"), soft_wrap=True)
             if ev.excerpt:
                 for ln in ev.excerpt.splitlines()[:8]:
-                    console.print(Text(f"        | {ln}", style="dim"), soft_wrap=True)
+                    console.print(Text(printable(f"        | {ln}"), style="dim"), soft_wrap=True)
 
 
 def _short(value: Any) -> str:

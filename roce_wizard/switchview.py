@@ -13,6 +13,7 @@ only reads `Facts`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -448,6 +449,9 @@ class FixParts:
     global_lines: tuple[str, ...]
 
 
+_PORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9/._:-]{0,63}$")
+
+
 class FixText(str):
     """A finding's fix-by-hand text that also carries its `FixParts` (a str everywhere else)."""
 
@@ -455,7 +459,12 @@ class FixText(str):
 
 
 def vendor_fix(vendor: str, port: str | None, interface_lines: list[str] = (), global_lines: list[str] = ()) -> str:  # type: ignore[assignment]
-    """The exact commands, from a rollback point to the save, for one port (and/or switch-wide lines)."""
+    """The exact commands, from a rollback point to the save, for one port (and/or switch-wide lines).
+    A port name the switch printed that does not look like one gives a sentence, no lines (and no plan)."""
+    if port and port not in (ALL_PORTS, UNLISTED_PORTS) and not _PORT_NAME.match(port):
+        from roce_wizard.handfix import SWITCH_PORT, refused
+
+        return refused(SWITCH_PORT)
     text = FixText(_vendor_fix_text(vendor, port, interface_lines, global_lines))
     text.parts = FixParts(vendor, port, tuple(interface_lines), tuple(global_lines))
     return text

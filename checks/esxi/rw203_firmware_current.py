@@ -27,7 +27,8 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, failing, good, skip, version_tuple
+from roce_wizard.checkkit import bad, excerpt, failing, good, safe_mlx_device, skip, version_tuple
+from roce_wizard.handfix import PCI, PSID, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -110,8 +111,15 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         minimum, under = _minimum(policy, dtype, current)
         available = dev.get("fw_available")
         dev_arg = target_pci or (_short_pci(dev["pci"]) if dev.get("pci") else "<pci>")
-        fix = (f"{MLX}/mlxfwmanager --online -u -d {dev_arg} -f  # or offline: {MLX}/flint -d {dev_arg} "
-               f"-i <image for PSID {dev.get('psid') or '?'}>.bin burn; then power-cycle the host")
+        psid = dev.get("psid") or "?"
+
+        def fix_text() -> str:
+            arg = dev_arg if dev_arg == "<pci>" else safe_mlx_device(dev_arg)  # a PCI address or an mst device
+            if psid != "?":
+                safe(psid, _PSID)  # it goes after a `#`: a newline in it would end the comment
+            return (f"{MLX}/mlxfwmanager --online -u -d {arg} -f  # or offline: {MLX}/flint -d {arg} "
+                    f"-i <image for PSID {psid}>.bin burn; then power-cycle the host")
+        fix = pasteable(fix_text, f"{PCI} or {PSID}")
         observed = {"device_type": dtype or under, "fw_current": current, "fw_available": available}
         expected = f">= {minimum}" if minimum else "firmware with a policy minimum"
         cur_t, min_t, avail_t = version_tuple(current), version_tuple(minimum), version_tuple(available)
@@ -136,6 +144,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
 
 
 _PCI = re.compile(r"^[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
+_PSID = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 
 
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:

@@ -34,8 +34,10 @@ from roce_wizard.checkkit import (
     mlxconfig_devices,
     mlxconfig_fix_plan,
     mlxconfig_set_step,
+    shown_mlx_device,
     skip,
 )
+from roce_wizard.handfix import MST_DEVICE, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -102,7 +104,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             what = ", ".join(f"{k}={observed[k]['next_boot']}" for k in wrong_next)
             findings.append(bad(CHECK, facts, f"{label}: {what} (RoCE needs ETH)", observed=observed,
                                 expected={k: "ETH" for k in ports}, excerpt=ev, subject=label,
-                                fix=f"{MLXCONFIG} -d {name} -y set {sets}  # then reboot the host"))
+                                fix=pasteable(lambda: f"{MLXCONFIG} -d {shown_mlx_device(facts, device)} -y set {sets}  "
+                                              "# then reboot the host", MST_DEVICE)))
         elif wrong_now:
             what = ", ".join(f"{k}={observed[k]['current']}" for k in wrong_now)
             findings.append(bad(CHECK, facts, f"{label}: ETH is set for next boot but current is {what}: "

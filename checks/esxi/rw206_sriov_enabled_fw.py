@@ -31,8 +31,10 @@ from roce_wizard.checkkit import (
     mlxconfig_devices,
     mlxconfig_fix_plan,
     mlxconfig_set_step,
+    shown_mlx_device,
     skip,
 )
+from roce_wizard.handfix import MST_DEVICE, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -73,7 +75,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         label = device_label(device)
         observed = {"next_boot": next_boot, "current": current}
         ev = excerpt(raw, r"SRIOV_EN")
-        fix = f"{MLXCONFIG} -d {label} -y set SRIOV_EN=1  # then reboot the host"
+        fix = pasteable(lambda: f"{MLXCONFIG} -d {shown_mlx_device(facts, device)} -y set "
+                        "SRIOV_EN=1  # then reboot the host", MST_DEVICE)
         if next_boot is False:
             findings.append(
                 bad(CHECK, facts, f"SRIOV_EN is False on {label}", observed=observed, expected=True,

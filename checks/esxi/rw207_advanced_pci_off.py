@@ -30,8 +30,10 @@ from roce_wizard.checkkit import (
     mlxconfig_devices,
     mlxconfig_fix_plan,
     mlxconfig_set_step,
+    shown_mlx_device,
     skip,
 )
+from roce_wizard.handfix import MST_DEVICE, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -75,7 +77,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             findings.append(bad(CHECK, facts, f"{label}: ADVANCED_PCI_SETTINGS is {next_boot}"
                                 + (f" (current {current})" if current is not None else ""),
                                 observed=observed, expected=False, excerpt=ev, subject=label,
-                                fix=f"{MLXCONFIG} -d {name} -y set ADVANCED_PCI_SETTINGS=0  # then reboot the host"))
+                                fix=pasteable(lambda: f"{MLXCONFIG} -d {shown_mlx_device(facts, device)} -y set "
+                                              "ADVANCED_PCI_SETTINGS=0  # then reboot the host", MST_DEVICE)))
         elif current not in (None, False):
             findings.append(bad(CHECK, facts, f"{label}: ADVANCED_PCI_SETTINGS cleared for next boot, current "
                                 f"still {current}: reboot pending", observed=observed, expected=False,

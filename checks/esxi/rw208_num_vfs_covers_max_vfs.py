@@ -52,9 +52,12 @@ from roce_wizard.checkkit import (
     module_params,
     nmlx5_vmnics,
     params_fix_plan,
+    params_set_command,
     parse_int_list,
+    shown_mlx_device,
     skip,
 )
+from roce_wizard.handfix import MST_DEVICE, NMLX5_PARAMS, pasteable
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -203,15 +206,20 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         # what plan_fix sets on this device (read back from the failing findings' details)
         plan = {"mlxconfig_device": name, "mlxconfig_set": dict(sets),
                 "mlxconfig_before": {"NUM_OF_VFS": num, "SRIOV_EN": sriov}} if sets else {}
-        mlx_fix = (f"{MLXCONFIG} -d {name} -y set " + " ".join(f"{k}={v}" for k, v in sets.items())
-                   + "  # then reboot the host") if sets else None
+        mlx_fix = pasteable(lambda: f"{MLXCONFIG} -d {shown_mlx_device(facts, device)} -y set "
+                            + " ".join(f"{k}={v}" for k, v in sets.items()) + "  # then reboot the host",
+                            MST_DEVICE) if sets else None
 
         if problems:
             fix = mlx_fix
             if "NUM_OF_VFS" in sets and total:
                 lowered = dict(options)
-                fix += (f"\n# or lower max_vfs so that the card's entries sum to less than {num}; "
-                        f"current string: {format_options_string(lowered)}")
+
+                def note() -> str:
+                    params_set_command(lowered)  # validated although it follows a `#`: a newline ends that
+                    return (f"# or lower max_vfs so that the card's entries sum to less than {num}; "
+                            f"current string: {format_options_string(lowered)}")
+                fix += "\n" + pasteable(note, NMLX5_PARAMS)
             findings.append(bad(CHECK, facts, f"{label}: " + "; ".join(problems), observed=observed,
                                 expected=expected, evidence=evidence(), fix=fix, subject=label, details=plan))
         if differ or unknown:

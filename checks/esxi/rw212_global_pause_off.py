@@ -25,7 +25,10 @@ Fix safety
     turning pause off first would leave the port with no flow control at all.
 """
 
+import re
+
 from roce_wizard.checkkit import bad, excerpt, failing, good, module_params, safe_vmnic, skip
+from roce_wizard.handfix import VMNIC, pasteable
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -95,7 +98,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         return e["name"]
 
     def evidence(name: str) -> list[Evidence]:
-        ev = [facts.evidence("esxi_pause_params", excerpt(raw, rf"(^|,)\s*{name}\b", r"^NIC\s", r"^\s*NIC,|,NIC,"))]
+        ev = [facts.evidence("esxi_pause_params", excerpt(raw, rf"(^|,)\s*{re.escape(name)}\b", r"^NIC\s", r"^\s*NIC,|,NIC,"))]
         if pfc is not None:
             ev.append(facts.evidence("esxi_module_params",
                                      excerpt(facts.raw.get("esxi_module_params"), r"\bpfc(tx|rx)\b", r"options\s*=")))
@@ -126,14 +129,15 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         what = f"global pause on ({'/'.join(on)})"
         if pfc:
             summary = f"{label(e)}: {what} while PFC is configured (pfctx set in nmlx5_core): not yet in effect"
-            fix = (f"esxcli network nic pauseParams set -n {name} -r false -t false"
-                   "  # or reboot the host so the nmlx5_core PFC setting takes effect")
+            note = "  # or reboot the host so the nmlx5_core PFC setting takes effect"
         elif pfc is False:
             summary = f"{label(e)}: {what}, and nmlx5_core has no PFC (see RW209)"
-            fix = f"esxcli network nic pauseParams set -n {name} -r false -t false  # and enable PFC (RW209)"
+            note = "  # and enable PFC (RW209)"
         else:
             summary = f"{label(e)}: {what}"
-            fix = f"esxcli network nic pauseParams set -n {name} -r false -t false"
+            note = ""
+        fix = pasteable(lambda: f"esxcli network nic pauseParams set -n {safe_vmnic(name)} -r false -t false{note}",
+                        VMNIC)
         findings.append(bad(CHECK, facts, summary, observed=observed, expected=expected,
                             evidence=evidence(name), fix=fix, subject=label(e)))
     if not findings:

@@ -25,6 +25,8 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, excerpt, good, hca_section, rdma_links, skip
+from roce_wizard.checkkit import safe_netdev, safe_rdmadev, shown
+from roce_wizard.handfix import NETDEV, RDMA_DEVICE, pasteable
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 from roce_wizard.probes import rdma_device
 
@@ -57,7 +59,11 @@ def _eth(port: dict) -> bool:
     return (port.get("link_layer") or "").lower() == "ethernet"
 
 
-def _no_device_fix(facts: Facts, netdev: str) -> str:
+def _no_device_fix(facts: Facts, netdev: str | None) -> str:
+    return pasteable(lambda: _no_device_text(facts, shown(netdev, safe_netdev, "<netdev>")), NETDEV)
+
+
+def _no_device_text(facts: Facts, netdev: str) -> str:
     t = facts.target
     if t is not None and t.kind is TargetKind.GUEST:
         return (f"the VM needs an SR-IOV VF on the RoCE port group (RW304, VM powered off) from a host with VFs "
@@ -76,12 +82,14 @@ def _judge(facts: Facts, dev: dict, port: dict, netdev: str | None) -> Finding:
         return bad(CHECK, facts, f"{name}{on} is not an mlx5 (ConnectX) device"
                    + (" but Soft-RoCE" if name.startswith("rxe") else ""), observed=observed, expected=EXPECTED,
                    excerpt=_ev(facts, name), subject=subject,
-                   fix=(f"rdma link delete {name}  # if it is a Soft-RoCE link; " if name.startswith("rxe") else "")
+                   fix=(pasteable(lambda: f"rdma link delete {safe_rdmadev(name)}  # if it is a Soft-RoCE link; ",
+                                  RDMA_DEVICE) if name.startswith("rxe") else "")
                    + "carry RoCE on the ConnectX port (the VF's netdev in a guest) and set roce.netdev to it")
     if not _eth(port):
         return bad(CHECK, facts, f"{subject}{on} has link layer {port.get('link_layer')}, not Ethernet",
                    observed=observed, expected=EXPECTED, excerpt=_ev(facts, name), subject=subject,
-                   fix=f"mlxconfig -d <pci of {name}> -y set LINK_TYPE_P{pno}=2  # RW205/RW412, then reboot the host")
+                   fix=pasteable(lambda: f"mlxconfig -d <pci of {safe_rdmadev(name)}> -y set LINK_TYPE_P{int(pno)}=2  "
+                                 "# RW205/RW412, then reboot the host", RDMA_DEVICE))
     return good(CHECK, facts, f"{subject} is an mlx5 Ethernet (RoCE) port" + (f" bound to {netdev}" if netdev else ""),
                 observed=observed, expected=EXPECTED, excerpt=_ev(facts, name), subject=subject,
                 details={"rdma_dev": name, "port": pno, "netdev": netdev})
@@ -102,7 +110,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                           for n, d in devices.items()) or "no device"
         return [bad(CHECK, facts, f"no mlx5 device with an Ethernet port: ibv_devinfo shows {shown}",
                     observed=sorted(devices), expected=EXPECTED, excerpt=_ev(facts, None),
-                    fix=_no_device_fix(facts, netdev or "<netdev>"))]
+                    fix=_no_device_fix(facts, netdev))]
     if not devices:  # "No IB devices found": no VF in the VM, or no mlx5 driver loaded
         return [bad(CHECK, facts, f"no RDMA device at all: ibv_devinfo finds none for {netdev}",
                     observed=[], expected=EXPECTED, excerpt=_ev(facts, None), fix=_no_device_fix(facts, netdev))]
@@ -127,6 +135,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     if dev is None:
         return [bad(CHECK, facts, f"{name} (bound to {netdev}) is not listed by ibv_devinfo",
                     observed=sorted(devices), expected=EXPECTED, excerpt=_ev(facts, None), subject=name,
-                    fix=f"ibv_devinfo -d {name}; /etc/init.d/openibd force-restart (or modprobe mlx5_ib)")]
+                    fix=pasteable(lambda: f"ibv_devinfo -d {safe_rdmadev(name)}; /etc/init.d/openibd force-restart "
+                                  "(or modprobe mlx5_ib)", RDMA_DEVICE))]
     port = next((p for p in dev.get("ports", []) if p.get("port") == pno), None) or (dev.get("ports") or [{}])[0]
     return [_judge(facts, dev, port, netdev)]

@@ -21,6 +21,8 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, excerpt, good, hca_section, roce_ports, skip
+from roce_wizard.checkkit import safe_netdev, shown
+from roce_wizard.handfix import NETDEV, pasteable
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -38,7 +40,10 @@ CHECK = Check(
 
 
 def _fix(facts: Facts, netdev: str | None, port: dict) -> str:
-    nd = netdev or "<netdev>"
+    return pasteable(lambda: _fix_text(facts, shown(netdev, safe_netdev, "<netdev>"), port), NETDEV)
+
+
+def _fix_text(facts: Facts, nd: str, port: dict) -> str:
     steps = []
     if (port.get("phys_state") or "").upper().startswith("DISABLED"):
         steps.append(f"ip link set dev {nd} up  # the port is administratively disabled")

@@ -26,6 +26,7 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, excerpt, failing, good, nm_modify_step, roce_netdevs, safe_netdev, skip
+from roce_wizard.handfix import NETDEV, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -55,6 +56,10 @@ CHECK = Check(
 
 
 def fix_for(netdev: str, mtu: int) -> str:
+    return pasteable(lambda: _fix_text(safe_netdev(netdev), int(mtu)), NETDEV)
+
+
+def _fix_text(netdev: str, mtu: int) -> str:
     return (f"ip link set dev {netdev} mtu {mtu}  # then make it persistent in NetworkManager "
             f"(nmcli con mod <conn> 802-3-ethernet.mtu {mtu}) or netplan (mtu: {mtu}) / ifcfg (MTU={mtu})")
 

@@ -29,6 +29,7 @@ Fix safety
 import ipaddress
 
 from roce_wizard.checkkit import bad, failing, good, nm_modify_step, roce_netdevs, safe_netdev, skip
+from roce_wizard.handfix import NETDEV, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -68,6 +69,10 @@ def _v4(addrs: list) -> list[ipaddress.IPv4Interface]:
 
 
 def _persist(netdev: str, ip: str) -> str:
+    return pasteable(lambda: _persist_text(safe_netdev(netdev), ip), NETDEV)
+
+
+def _persist_text(netdev: str, ip: str) -> str:
     return (f"ip addr add {ip} dev {netdev}  # then persist: nmcli con mod <conn> ipv4.method manual "
             f"ipv4.addresses {ip} (or netplan addresses: [{ip}] / ifcfg IPADDR+PREFIX)")
 
@@ -96,7 +101,8 @@ def _judge(facts: Facts, name: str, ifaces: dict) -> Finding:
         if wanted is not None and not match:
             return bad(CHECK, facts, f"{name} has {', '.join(observed)}, the inventory says {want}", observed=observed,
                        expected=want, excerpt=ev, subject=name,
-                       fix=f"ip addr del {mine[0]} dev {name}; " + _persist(name, want))
+                       fix=pasteable(lambda: f"ip addr del {mine[0]} dev {safe_netdev(name)}; ", NETDEV)
+                       + _persist(name, want))
         mine = match or mine
     clashes = []
     for other, oiface in ifaces.items():
@@ -115,7 +121,8 @@ def _judge(facts: Facts, name: str, ifaces: dict) -> Finding:
         return bad(CHECK, facts, f"{name}'s subnet {m.network} is also used by {', '.join(names)} ({a})",
                    observed={"roce": str(m), "clashes": {o: str(x) for o, x, _ in clashes}},
                    expected="a subnet no other interface uses", excerpt=evs, subject=name,
-                   fix=(f"move the RoCE network to a subnet of its own: ip addr del {m} dev {name}; "
+                   fix=(pasteable(lambda: f"move the RoCE network to a subnet of its own: ip addr del {m} dev "
+                                          f"{safe_netdev(name)}; ", NETDEV)
                         + _persist(name, "<ip in an unused subnet>/<prefix>")
                         + f"  (or move {other} off {m.network})"))
     return good(CHECK, facts, f"{name} has {', '.join(map(str, mine))}, a subnet no other interface uses",

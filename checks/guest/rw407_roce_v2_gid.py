@@ -28,6 +28,8 @@ import ipaddress
 import re
 
 from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.checkkit import safe_netdev, shown
+from roce_wizard.handfix import NETDEV, pasteable
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
 from roce_wizard.probes import rdma_device
 
@@ -83,7 +85,10 @@ def _ev(facts: Facts, rows: list[dict]) -> str | None:
 
 
 def _fix(netdev: str | None, ip: str | None, rows: list[dict]) -> str:
-    nd = netdev or "<netdev>"
+    return pasteable(lambda: _fix_text(shown(netdev, safe_netdev, "<netdev>"), ip, rows), NETDEV)
+
+
+def _fix_text(nd: str, ip: str | None, rows: list[dict]) -> str:
     fix = (f"give {nd} its IPv4 and bring it up: ip addr add {ip or '<roce ip>/<prefix>'} dev {nd}; ip link set {nd} up "
            "(RW406, persist it); the driver then adds the RoCE v2 GID — read its index with "
            f"`show_gids | grep -w v2` (never assume 3)")

@@ -28,7 +28,8 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_rdmadev, skip
+from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_rdmadev, shown, skip
+from roce_wizard.handfix import RDMA_DEVICE, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -57,7 +58,11 @@ CHECK = Check(
 )
 
 
-def fix_for(dev: str, port: int = 1) -> str:
+def fix_for(dev: str | None, port: int = 1) -> str:
+    return pasteable(lambda: _fix_text(shown(dev, safe_rdmadev, "<dev>"), int(port)), RDMA_DEVICE)
+
+
+def _fix_text(dev: str, port: int) -> str:
     return (f"cma_roce_mode -d {dev} -p {port} -m 2  # not persistent: add a boot hook, e.g. a systemd oneshot unit "
             f"(After=openibd.service) with ExecStart=/usr/sbin/cma_roce_mode -d {dev} -p {port} -m 2")
 
@@ -79,7 +84,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         return [good(CHECK, facts, f"rdma_cm default on {subject} is RoCE v2", observed=mode, expected="RoCE v2",
                      excerpt=ev, subject=subject)]
     return [bad(CHECK, facts, f"rdma_cm default on {subject} is {mode}: rdma_cm applications use RoCE v1",
-                observed=mode, expected="RoCE v2", excerpt=ev, subject=subject, fix=fix_for(dev or "<dev>", port))]
+                observed=mode, expected="RoCE v2", excerpt=ev, subject=subject, fix=fix_for(dev, port))]
 
 
 UNIT = "roce-wizard-cma-roce-mode.service"

@@ -32,6 +32,8 @@ Fix safety
 import re
 
 from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_netdev, skip
+from roce_wizard.checkkit import shown
+from roce_wizard.handfix import NETDEV, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -106,8 +108,9 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     ev = excerpt(raw, r"trust state", r"^\s*priority\s+0", r"^\s*enabled", rf"prio:{prio}\b")
     if problems:
         pfc_arg = ",".join(map(str, want_pfc))
-        fix = (f"mlnx_qos -i {ifname or '<if>'} --trust={policy.trust} --pfc {pfc_arg}{extra_fix}  # not persistent: run it "
-               "again at every boot (systemd oneshot After=openibd.service) or let the switch push it via DCBX")
+        fix = pasteable(lambda: f"mlnx_qos -i {shown(ifname, safe_netdev, '<if>')} --trust={policy.trust} "
+                        f"--pfc {pfc_arg}{extra_fix}  # not persistent: run it again at every boot (systemd oneshot "
+                        "After=openibd.service) or let the switch push it via DCBX", NETDEV)
         return [bad(CHECK, facts, f"{label}: " + "; ".join(problems) + table_note, observed=observed,
                     expected=expected, excerpt=ev, fix=fix, subject=ifname, probes=("mlnx_qos",))]
     mapped = f", DSCP {policy.roce_dscp} -> priority {prio}{table_note}" if dscp_prio is not None else ""

@@ -21,6 +21,8 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, excerpt, failing, good, nm_modify_step, safe_netdev, skip
+from roce_wizard.checkkit import shown
+from roce_wizard.handfix import NETDEV, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -50,7 +52,8 @@ CHECK = Check(
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     pause = facts.need("ethtool_pause") or {}
-    ifname = (facts.target.roce.netdev if facts.target else None) or pause.get("interface") or "<if>"
+    netdev = (facts.target.roce.netdev if facts.target else None) or pause.get("interface")
+    ifname = netdev or "<if>"
     rx, tx = pause.get("rx"), pause.get("tx")
     observed = {"rx": rx, "tx": tx, "autoneg": pause.get("autoneg")}
     expected = {"rx": False, "tx": False}
@@ -61,8 +64,9 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     if on:
         return [bad(CHECK, facts, f"global pause is on ({'/'.join(on)}) on {ifname}: it conflicts with PFC", observed=observed,
                     expected=expected, excerpt=ev, subject=ifname,
-                    fix=(f"ethtool -A {ifname} rx off tx off  # persist: nmcli con mod <conn> ethtool.pause-rx off "
-                         "ethtool.pause-tx off (NetworkManager >= 1.32), or a udev / networkd-dispatcher hook"))]
+                    fix=pasteable(lambda: f"ethtool -A {shown(netdev, safe_netdev, '<if>')} rx off tx off  # persist: "
+                                  "nmcli con mod <conn> ethtool.pause-rx off ethtool.pause-tx off (NetworkManager "
+                                  ">= 1.32), or a udev / networkd-dispatcher hook", NETDEV))]
     return [good(CHECK, facts, f"global pause off on {ifname}", observed=observed, expected=expected, excerpt=ev,
                  subject=ifname)]
 

@@ -23,6 +23,8 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_rdmadev, skip
+from roce_wizard.checkkit import safe_rdmadev
+from roce_wizard.handfix import RDMA_DEVICE, pasteable
 from roce_wizard.model import (
     Check,
     Facts,
@@ -75,8 +77,9 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                      expected=want, excerpt=ev, subject=dev)]
     return [bad(CHECK, facts, f"{dev} default tclass {value} is DSCP {value >> 2}, expected DSCP {policy.roce_dscp} "
                 f"(tclass {want})", observed=observed, expected=want, excerpt=ev, subject=dev,
-                fix=(f"echo {want} > {path}  # not persistent: add it to a boot hook (systemd oneshot "
-                     "After=openibd.service)"))]
+                fix=pasteable(lambda: f"echo {int(want)} > /sys/class/infiniband/{safe_rdmadev(dev)}/tc/1/traffic_class"
+                              "  # not persistent: add it to a boot hook (systemd oneshot After=openibd.service)",
+                              RDMA_DEVICE))]
 
 
 UNIT = "roce-wizard-traffic-class.service"

@@ -31,6 +31,9 @@ Fix safety
 import re
 
 from roce_wizard.checkkit import bad, excerpt, failing, good, skip
+from roce_wizard.checkkit import safe_mlx_device
+from roce_wizard.handfix import MST_DEVICE, refused
+from roce_wizard.probes import UnsafeValue
 from roce_wizard.model import (
     Check,
     Facts,
@@ -90,16 +93,23 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     for device in devices:
         label = device.get("device") or device.get("device_type") or "device"
         pci = (t.roce.pf_pci if t and t.roce.pf_pci else None) or label
+        # the device mlxconfig printed goes into the fix lines: validated and quoted, or none is shown
+        try:
+            safe_mlx_device(pci)
+            unsafe = ""
+        except UnsafeValue:
+            unsafe = refused(MST_DEVICE)
         mlx = f"mlxconfig -d {pci} -y set"
 
         def add(status_ok: bool, summary: str, name: str, observed: object, expected: object, fix: str,
                 warn: bool = False, subject: str = label) -> None:
-            ev = excerpt(raw, rf"\b{name}\b")
+            ev = excerpt(raw, rf"\b{re.escape(name)}\b")
             if status_ok:
                 findings.append(good(CHECK, facts, summary, observed=observed, expected=expected, excerpt=ev,
                                      subject=subject))
                 return
-            f = bad(CHECK, facts, summary, observed=observed, expected=expected, excerpt=ev, subject=subject, fix=fix)
+            f = bad(CHECK, facts, summary, observed=observed, expected=expected, excerpt=ev, subject=subject,
+                    fix=(unsafe or fix) if fix else fix)
             if warn:
                 f.status = Status.WARN
             findings.append(f)

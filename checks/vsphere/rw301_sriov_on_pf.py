@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from roce_wizard.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -84,18 +85,19 @@ KEYS = ("runtime.connectionState", "summary.rebootRequired", "config.pciPassthru
 
 
 def _sriov_fix(host: str, configs: list[tuple[str, int | None]]) -> str:
-    client = "; ".join(f"{pf} > Configure SR-IOV: Enabled, {'<VFs wanted>' if n is None else n} virtual functions"
+    client = "; ".join(f"{shown_name(pf)} > Configure SR-IOV: Enabled, {'<VFs wanted>' if n is None else n} virtual functions"
                        for pf, n in configs)
-    calls = ", ".join(f"vim.host.SriovConfig(id='{pf}', sriovEnabled=True, "
+    calls = ", ".join(f"vim.host.SriovConfig(id={pf!r}, sriovEnabled=True, "
                       f"numVirtualFunction={'<VFs wanted>' if n is None else n}, passthruEnabled=False)"
                       for pf, n in configs)
-    return (f"vSphere Client: {host} > Configure > Hardware > PCI Devices > {client}; then reboot {host} "
+    return (f"vSphere Client: {shown_name(host)} > Configure > Hardware > PCI Devices > {client}; then reboot "
+            f"{shown_name(host)} "
             "(Enter Maintenance Mode, Reboot, Exit Maintenance Mode)\n"
             f"pyVmomi: host.configManager.pciPassthruSystem.UpdatePassthruConfig([{calls}])  # then reboot the host")
 
 
 def _reboot_fix(host: str) -> str:
-    return (f"vSphere Client: {host} > Enter Maintenance Mode, then Reboot, then Exit Maintenance Mode\n"
+    return (f"vSphere Client: {shown_name(host)} > Enter Maintenance Mode, then Reboot, then Exit Maintenance Mode\n"
             "pyVmomi: wait_for_task(host.EnterMaintenanceMode_Task(timeout=0)); "
             "wait_for_task(host.RebootHost_Task(force=False)); after it is back: "
             "wait_for_task(host.ExitMaintenanceMode_Task(timeout=0))")
@@ -114,7 +116,7 @@ def _judge_pf(facts: Facts, name: str, host: dict[str, Any], pf: str, vmnic: str
         return bad_on(name, CHECK, facts, f"{label}: vCenter shows the RoCE PF {what} in pciPassthruInfo: the host sees no "
                    "SR-IOV capability there (BIOS SR-IOV Global RW103, firmware SRIOV_EN RW206, nmlx5 driver RW204)",
                    subject=label, observed=info, expected=expected, evidence=ev,
-                   fix=f"check the PF address in the inventory against vSphere Client: {name} > Configure > "
+                   fix=f"check the PF address in the inventory against vSphere Client: {shown_name(name)} > Configure > "
                        "Hardware > PCI Devices; then RW103 / RW206 / RW204 on the host",
                    details=details)
     enabled, active = info.get("sriov_enabled"), info.get("sriov_active")
@@ -161,7 +163,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         if host is None:
             findings.append(bad_on(name, CHECK, facts, f"vCenter does not manage {name} (the inventory's ESXi host)",
                                 observed=None, expected=f"{name} in vCenter",
-                                fix=f"vSphere Client: the cluster > Actions > Add Hosts: {name}; or correct the "
+                                fix=f"vSphere Client: the cluster > Actions > Add Hosts: {shown_name(name)}; or correct the "
                                     "host's name in the inventory to the one vCenter shows"))
             continue
         state = host.get("connection_state")

@@ -33,8 +33,10 @@ Fix safety
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
+from roce_wizard.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -78,11 +80,11 @@ CHECK = Check(
 
 
 def _pnics(vmnics: list[str]) -> str:
-    return ", ".join(f"vim.dvs.HostMember.PnicSpec(pnicDevice='{n}')" for n in vmnics)
+    return ", ".join(f"vim.dvs.HostMember.PnicSpec(pnicDevice={n!r})" for n in vmnics)
 
 
 def _member_spec(host: str, vmnics: list[str], operation: str) -> str:
-    return (f"vim.dvs.HostMember.ConfigSpec(operation='{operation}', host=<HostSystem {host}>, "
+    return (f"vim.dvs.HostMember.ConfigSpec(operation='{operation}', host=<HostSystem {shown_name(host)}>, "
             f"backing=vim.dvs.HostMember.PnicBacking(pnicSpec=[{_pnics(vmnics)}]))")
 
 
@@ -91,26 +93,29 @@ def _create_fix(facts: Facts, hosts: dict[str, list[str]], policy: Policy) -> st
     name, pg = name or DEFAULT_DVS, pg or DEFAULT_PORTGROUP
     dcs = (facts.get("vsphere_dvs") or {}).get("datacenters") or []
     dc = dcs[0] if len(dcs) == 1 else "<datacenter>"
-    listed = "; ".join(f"{h}: {', '.join(n) or '<RoCE vmnics>'}" for h, n in hosts.items())
+    listed = "; ".join(f"{shown_name(h)}: {', '.join(map(shown_name, n)) or '<RoCE vmnics>'}" for h, n in hosts.items())
     members = ", ".join(_member_spec(h, n or ["<RoCE vmnic>"], "add") for h, n in hosts.items())
     first = next(iter(hosts.items()), ("<host>", ["<vmnic>"]))
-    return (f"vSphere Client: Networking > {dc} > Actions > Distributed Switch > New Distributed Switch: {name}; "
-            f"then {name} > Distributed Port Group > New Distributed Port Group: {pg}; then {name} > Add and Manage "
+    s_dc, s_name, s_pg = shown_name(dc), shown_name(name), shown_name(pg)
+    return (f"vSphere Client: Networking > {s_dc} > Actions > Distributed Switch > New Distributed Switch: {s_name}; "
+            f"then {s_name} > Distributed Port Group > New Distributed Port Group: {s_pg}; then {s_name} > Add and Manage "
             f"Hosts > Add hosts with their uplinks ({listed})\n"
             f"pyVmomi: dvs = wait_for_task(datacenter.networkFolder.CreateDVS_Task(vim.DistributedVirtualSwitch."
-            f"CreateSpec(configSpec=vim.dvs.VmwareDistributedVirtualSwitch.ConfigSpec(name='{name}', "
+            f"CreateSpec(configSpec=vim.dvs.VmwareDistributedVirtualSwitch.ConfigSpec(name={name!r}, "
             f"maxMtu={policy.eth_mtu}, host=[{members}])))); "
-            f"wait_for_task(dvs.AddDVPortgroup_Task([vim.dvs.DistributedVirtualPortgroup.ConfigSpec(name='{pg}', "
+            f"wait_for_task(dvs.AddDVPortgroup_Task([vim.dvs.DistributedVirtualPortgroup.ConfigSpec(name={pg!r}, "
             "type='earlyBinding', numPorts=16)]))\n"
-            f"(or: vhpc_toolkit dvs --create --name {name} --datacenter {dc} --host {first[0]} "
-            f"--pnic {(first[1] or ['<vmnic>'])[0]} --port_group {pg})")
+            # a shell line: every name vCenter or the inventory gave is quoted
+            f"(or: vhpc_toolkit dvs --create --name {shlex.quote(str(name))} --datacenter {shlex.quote(str(dc))} "
+            f"--host {shlex.quote(str(first[0]))} --pnic {shlex.quote(str((first[1] or ['<vmnic>'])[0]))} "
+            f"--port_group {shlex.quote(str(pg))})")
 
 
 def _member_fix(dvs: dict[str, Any], host: str, vmnics: list[str], operation: str) -> str:
     name = dvs.get("name")
     action = "Add hosts" if operation == "add" else "Manage host networking"
-    return (f"vSphere Client: Networking > {name} > Actions > Add and Manage Hosts > {action}: {host}, assign "
-            f"{', '.join(vmnics) or '<RoCE vmnics>'} as uplinks\n"
+    return (f"vSphere Client: Networking > {shown_name(name)} > Actions > Add and Manage Hosts > {action}: "
+            f"{shown_name(host)}, assign {', '.join(map(shown_name, vmnics)) or '<RoCE vmnics>'} as uplinks\n"
             f"pyVmomi: wait_for_task(dvs.ReconfigureDvs_Task(vim.dvs.VmwareDistributedVirtualSwitch.ConfigSpec("
             f"configVersion=dvs.config.configVersion, host=[{_member_spec(host, vmnics or ['<RoCE vmnic>'], operation)}])))")
 
@@ -118,10 +123,10 @@ def _member_fix(dvs: dict[str, Any], host: str, vmnics: list[str], operation: st
 def _pg_fix(dvs: dict[str, Any], facts: Facts) -> str:
     _name, pg = wanted_names(facts)
     pg = pg or DEFAULT_PORTGROUP
-    return (f"vSphere Client: Networking > {dvs.get('name')} > Actions > Distributed Port Group > New Distributed "
-            f"Port Group: {pg}\n"
+    return (f"vSphere Client: Networking > {shown_name(dvs.get('name'))} > Actions > Distributed Port Group > New "
+            f"Distributed Port Group: {shown_name(pg)}\n"
             f"pyVmomi: wait_for_task(dvs.AddDVPortgroup_Task([vim.dvs.DistributedVirtualPortgroup.ConfigSpec("
-            f"name='{pg}', type='earlyBinding', numPorts=16)]))")
+            f"name={pg!r}, type='earlyBinding', numPorts=16)]))")
 
 
 def _hosts(facts: Facts, dvs: dict[str, Any] | None) -> dict[str, list[str] | None]:

@@ -23,6 +23,7 @@ Fix safety
 from __future__ import annotations
 
 from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -69,7 +70,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                      evidence=ev)]
     shown = mtu if mtu is not None else "not readable"
     roce = " (RoCE MTU 4096 needs >= 4200: the guests' active_mtu drops to 1024)" if isinstance(mtu, int) and mtu < 4200 else ""
-    fix = (f"vSphere Client: Networking > {name} > Configure > Settings > Properties > Edit > Advanced > MTU (Bytes): "
+    fix = (f"vSphere Client: Networking > {shown_name(name)} > Configure > Settings > Properties > Edit > Advanced > MTU (Bytes): "
            f"{policy.eth_mtu}\n"
            "pyVmomi: wait_for_task(dvs.ReconfigureDvs_Task(vim.dvs.VmwareDistributedVirtualSwitch.ConfigSpec("
            f"configVersion=dvs.config.configVersion, maxMtu={policy.eth_mtu})))")

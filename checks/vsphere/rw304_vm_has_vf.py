@@ -33,8 +33,10 @@ Fix safety
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
+from roce_wizard.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -89,9 +91,9 @@ def _host_facts(facts: Facts, host: str | None) -> dict[str, Any] | None:
 def _card_expr(pf: str, switch_uuid: str, pg_key: str, key: int | None = None) -> str:
     return (f"vim.vm.device.VirtualSriovEthernetCard({'' if key is None else f'key={key}, '}"
             "backing=vim.vm.device.VirtualEthernetCard.DistributedVirtualPortBackingInfo("
-            f"port=vim.dvs.PortConnection(switchUuid='{switch_uuid}', portgroupKey='{pg_key}')), "
+            f"port=vim.dvs.PortConnection(switchUuid={switch_uuid!r}, portgroupKey={pg_key!r})), "
             "sriovBacking=vim.vm.device.VirtualSriovEthernetCard.SriovBackingInfo(physicalFunctionBacking="
-            f"vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo(id='{pf}')), allowGuestOSMtuChange=True)")
+            f"vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo(id={pf!r})), allowGuestOSMtuChange=True)")
 
 
 def _fix(vm: str, pf: str, dvs: dict[str, Any] | None, groups: list[dict[str, Any]], facts: Facts,
@@ -101,20 +103,23 @@ def _fix(vm: str, pf: str, dvs: dict[str, Any] | None, groups: list[dict[str, An
     pg_name = pg.get("name") or wanted_names(facts)[1] or DEFAULT_PORTGROUP
     uuid = (dvs or {}).get("uuid") or "<dvs.uuid>"
     pg_key = pg.get("key") or "<portgroup key>"
-    off = f"power off {vm} (Guest OS shut down), then " if powered_on else ""
+    s_vm, s_pg, s_pf = shown_name(vm), shown_name(pg_name), shown_name(pf)  # prose: inert if pasted
+    off = f"power off {s_vm} (Guest OS shut down), then " if powered_on else ""
     if card is None:
-        client = (f"{off}vSphere Client: {vm} > Edit Settings > Add New Device > Network Adapter: New Network "
-                  f"{pg_name}, Adapter Type SR-IOV passthrough, Physical function {pf}, Guest OS MTU Change Allow; "
+        client = (f"{off}vSphere Client: {s_vm} > Edit Settings > Add New Device > Network Adapter: New Network "
+                  f"{s_pg}, Adapter Type SR-IOV passthrough, Physical function {s_pf}, Guest OS MTU Change Allow; "
                   "power on")
         op, device = "add", _card_expr(pf, uuid, pg_key)
     else:
-        client = (f"{off}vSphere Client: {vm} > Edit Settings > {card.get('label') or 'SR-IOV network adapter'}: "
-                  f"Network {pg_name}, Physical function {pf}, Guest OS MTU Change Allow; power on")
+        client = (f"{off}vSphere Client: {s_vm} > Edit Settings > "
+                  f"{shown_name(card.get('label') or 'SR-IOV network adapter')}: "
+                  f"Network {s_pg}, Physical function {s_pf}, Guest OS MTU Change Allow; power on")
         op, device = "edit", _card_expr(pf, uuid, pg_key, card.get("key"))
     return (client + "\n"
             f"pyVmomi: wait_for_task(vm.ReconfigVM_Task(vim.vm.ConfigSpec(deviceChange=[vim.vm.device."
             f"VirtualDeviceSpec(operation='{op}', device={device})])))\n"
-            f"(or: vhpc_toolkit sriov --add --vm {vm} --sriov_port_group {pg_name} --dvs_name {dvs_name} --pf {pf})")
+            f"(or: vhpc_toolkit sriov --add --vm {shlex.quote(str(vm))} --sriov_port_group "
+            f"{shlex.quote(str(pg_name))} --dvs_name {shlex.quote(str(dvs_name))} --pf {shlex.quote(str(pf))})")
 
 
 def _network(card: dict[str, Any]) -> str:

@@ -24,6 +24,7 @@ Fix safety
 
 from __future__ import annotations
 
+from roce_wizard.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -92,7 +93,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         findings.append(bad_on(
             name, CHECK, facts, f"{name}: memory is not reserved (memoryReservationLockedToMax {locked}){partial}: a VM "
             "with an SR-IOV VF does not power on", host=host, observed=observed, expected=expected, evidence=ev,
-            fix=(f"vSphere Client: {name} > Edit Settings > Virtual Hardware > Memory > Reservation: Reserve all "
+            fix=(f"vSphere Client: {shown_name(name)} > Edit Settings > Virtual Hardware > Memory > Reservation: Reserve all "
                  f"guest memory (All locked){off}\n"
                  "pyVmomi: wait_for_task(vm.ReconfigVM_Task(vim.vm.ConfigSpec(memoryReservationLockedToMax=True)))")))
     return findings

@@ -25,6 +25,7 @@ Fix safety
 
 from __future__ import annotations
 
+from roce_wizard.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -95,11 +96,11 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                                     "reserved", host=host, observed=observed, expected=expected, evidence=ev))
             continue
         want = full if full is not None else "<numCPU × core MHz>"
-        off = f"power off {name}, then " if vm.get("power_state") == "poweredOn" else ""
+        off = f"power off {shown_name(name)}, then " if vm.get("power_state") == "poweredOn" else ""
         findings.append(bad_on(
             name, CHECK, facts, f"{name}: " + "; ".join(problems), host=host, observed=observed, expected=expected,
             evidence=ev,
-            fix=(f"{off}vSphere Client: {name} > Edit Settings > VM Options > Advanced > Latency Sensitivity: High; "
+            fix=(f"{off}vSphere Client: {shown_name(name)} > Edit Settings > VM Options > Advanced > Latency Sensitivity: High; "
                  f"Virtual Hardware > CPU > Reservation: {want} MHz; power on\n"
                  "pyVmomi: wait_for_task(vm.ReconfigVM_Task(vim.vm.ConfigSpec(latencySensitivity="
                  f"vim.LatencySensitivity(level='high'), cpuAllocation=vim.ResourceAllocationInfo(reservation={want}))))")))

@@ -24,6 +24,7 @@ Fix safety
 
 from __future__ import annotations
 
+from roce_wizard.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -87,7 +88,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         findings.append(bad_on(
             name, CHECK, facts, f"{name}: power policy is {shown} (key {key}), not High Performance", observed=observed,
             expected=expected, evidence=ev,
-            fix=(f"vSphere Client: {name} > Configure > Hardware > Overview > Power Management > Edit Power Policy > "
+            fix=(f"vSphere Client: {shown_name(name)} > Configure > Hardware > Overview > Power Management > Edit Power Policy > "
                  "High Performance\n"
                  f"pyVmomi: host.configManager.powerSystem.ConfigurePowerPolicy(key={HIGH_PERFORMANCE})")))
     return findings

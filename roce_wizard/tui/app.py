@@ -28,6 +28,7 @@ from roce_wizard.model import RebootKind, Safety, Status
 from roce_wizard.report import summary_line, to_json_dict
 from roce_wizard.runlog import RunLog
 from roce_wizard.session import Setup, live_transports, load_setup
+from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import Board, Progress, TargetProgress, merge_reports
 from roce_wizard.tui.readonly import READ_ONLY, refuse_work
@@ -127,7 +128,7 @@ class WizardApp(App[int]):
 
     def log_line(self, text: str, style: str = "") -> None:
         line = Text(time.strftime("%H:%M:%S ") if not self.is_headless else "", style="dim")
-        line.append(text, style=style)
+        line.append(printable(text), style=style)  # tool text: no escape sequence reaches the terminal
         self.log_lines.append(line)
         self.tell_screens(lambda: msg.BoardChanged())
 
@@ -437,7 +438,7 @@ class WizardApp(App[int]):
 
     def on_work_failed(self, message: msg.WorkFailed) -> None:
         self.log_line(f"{message.what}: {message.error}", "bold red")
-        self.notify(message.error, title=message.what, severity="error")
+        self.notify(printable(message.error), title=message.what, severity="error", markup=False)
 
     # ------------------------------------------------------------------ actions every screen has
 

@@ -13,6 +13,7 @@ from textual.widgets import Button, Static
 
 from roce_wizard.fixes import Planned, StepResult
 from roce_wizard.model import Safety
+from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import runnable
 from roce_wizard.tui.readonly import READ_ONLY, is_read_only, refused
@@ -164,7 +165,7 @@ class ConfirmScreen(ModalScreen[bool]):
         body = [Text("These change firmware, drivers or module parameters; they take effect only after the "
                      f"reboot shown, and {then}:")]
         for p in planned:
-            body.append(Text(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (reboot: {p.plan.reboot.value})",
+            body.append(Text(printable(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (reboot: {p.plan.reboot.value})"),
                              style="yellow"))
         return cls(f"Apply {len(planned)} disruptive fix(es) too?", body, "Yes, include them (y)",
                    "No, safe ones only (n)")
@@ -227,14 +228,14 @@ class FixProgressScreen(ModalScreen[None]):
                         continue  # the same command another plan ran (the one nmlx5_core string)
                     seen.add((host, step.command))
                     mark, style = ("·", "dim") if done is None else ("✓", "green") if done.ok else ("✗", "bold red")
-                    lines.append(f"  {mark} {p.plan.check} {step.description}", style=style)
+                    lines.append(printable(f"  {mark} {p.plan.check} {step.description}"), style=style)
                     if done is not None:
                         lines.append(f"  ({done.duration_s:.1f}s)", style="dim")
                     lines.append("\n")
                     if done is not None and not done.ok:
-                        lines.append(f"      {done.output.strip()[-300:]}\n", style="red")
+                        lines.append(printable(f"      {done.output.strip()[-300:]}") + "\n", style="red")
         self.query_one("#steps", Static).update(lines)
-        state = Text(self.state, style="bold")
+        state = Text(printable(self.state), style="bold")
         state.append("  ")
         state.append_text(self.verdict)
         self.query_one("#progress-state", Static).update(state)

@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 from roce_wizard.fixes import Planned
 from roce_wizard.model import Stage, Status
 from roce_wizard.report import STYLE
+from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import NOT_APPLICABLE, RUNNING
 from roce_wizard.tui.readonly import BANNER, is_read_only
@@ -136,7 +137,7 @@ class MainScreen(Screen):
         board = self.app.board
         progress = board.progress.get(row)
         name_style = "red" if progress is not None and progress.state.value == "unreachable" else "bold"
-        cells = [Text(row, style=name_style)]
+        cells = [Text(printable(row), style=name_style)]
         for code in columns:
             text = board.cell_text(row, code)
             status = board.cell_status(row, code)

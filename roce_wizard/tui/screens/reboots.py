@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.app import reboots_module
 
@@ -117,7 +118,8 @@ class RebootScreen(Screen):
             state, note, since = self.live.get(row.host, (row.state, "", row.since or now))
             elapsed = elapsed_text(since, now)
             pending = "; ".join(row.pending) + (f" — {note}" if note else "")
-            table.add_row(row.host, Text(state, style=STATE_STYLE.get(state, "")), elapsed, pending, key=row.host)
+            table.add_row(Text(printable(row.host)), Text(printable(state), style=STATE_STYLE.get(state, "")), elapsed,
+                          Text(printable(pending)), key=row.host)
         if self.rows:
             table.move_cursor(row=min(cursor, len(self.rows) - 1))
         intro = Text.assemble(("Reboot tracker", "bold"), f" — from {self.source}. ",

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from roce_wizard.model import Status
 from roce_wizard.report import STYLE
+from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import Progress
 
@@ -76,7 +77,8 @@ class WelcomeScreen(Screen):
             return Text("… connecting", style="dim")
         if finding is None:
             return Text("-", style="dim")
-        summary = finding.summary if len(finding.summary) < 70 else finding.summary[:67] + "…"
+        summary = printable(finding.summary)
+        summary = summary if len(summary) < 70 else summary[:67] + "…"
         return Text(f"{finding.status.symbol} {summary}", style=STYLE[finding.status])
 
     def action_continue(self) -> None:

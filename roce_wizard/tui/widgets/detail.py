@@ -14,13 +14,14 @@ from roce_wizard.fixes import Planned
 from roce_wizard.model import Safety, Stage
 from roce_wizard.report import STYLE
 from roce_wizard.switchview import human_command
+from roce_wizard.textsafe import printable
 from roce_wizard.tui.board import Board
 
 RAW_LINES = 25
 
 
 def short(value: Any, limit: int = 300) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = printable(value) if isinstance(value, str) else json.dumps(value, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -39,19 +40,19 @@ def plan_lines(planned: list[Planned]) -> list[Text]:
     for p in planned:
         plan = p.plan
         reboot = "" if plan.reboot.value == "none" else f" · reboot: {plan.reboot.value}"
-        out.append(Text.assemble((plan.check, "bold"), " · ", (plan.target, "bold"), ": ", plan.summary,
+        out.append(Text.assemble((plan.check, "bold"), " · ", (plan.target, "bold"), ": ", printable(plan.summary),
                                  (f"  [{plan_state(p)}{reboot}]", "dim")))
         if plan.reboot_reason:
-            out.append(Text(f"    reboot: {plan.reboot_reason}", style="yellow"))
+            out.append(Text(printable(f"    reboot: {plan.reboot_reason}"), style="yellow"))
         for step in plan.steps:
             shown = human_command(step.command)
             if shown != step.command:  # a switch configuration: its lines, not the transport's JSON header
-                out.append(Text(f"    {step.description}:", style="cyan"))
-                out += [Text(f"      {line}", style="cyan") for line in shown.split("\n")]
+                out.append(Text(printable(f"    {step.description}:"), style="cyan"))
+                out += [Text(printable(f"      {line}"), style="cyan") for line in shown.split("\n")]
             else:
-                out.append(Text(f"    $ {step.command}", style="cyan"))
+                out.append(Text(printable(f"    $ {step.command}"), style="cyan"))
             if step.before is not None or step.after is not None:
-                out.append(Text(f"      {step.before} → {step.after}", style="dim"))
+                out.append(Text(printable(f"      {step.before} → {step.after}"), style="dim"))
     return out
 
 
@@ -70,31 +71,31 @@ def cell_detail(board: Board, stage: Stage, row: str | None, code: str | None) -
     if not findings:
         parts.append(Text("not judged on this host (not applicable, or not run yet)", style="dim"))
     for f in findings:
-        line = Text.assemble((f"{f.status.symbol} ", STYLE[f.status]), f.summary)
+        line = Text.assemble((f"{f.status.symbol} ", STYLE[f.status]), printable(f.summary))
         if f.subject:
-            line.append(f" [{f.subject}]", style="dim")
+            line.append(printable(f" [{f.subject}]"), style="dim")
         parts.append(line)
         if f.details.get("unjudged"):
-            parts.append(Text(f"  saw: {f.details['unjudged']}", style="dim"))
+            parts.append(Text(printable(f"  saw: {f.details['unjudged']}"), style="dim"))
         if f.observed is not None or f.expected is not None:
             parts.append(Text.assemble(("  observed: ", "bold"), short(f.observed)))
             parts.append(Text.assemble(("  expected: ", "bold"), short(f.expected)))
         run = board.run_of(f)
         for ev in f.evidence:
             if ev.command:
-                parts.append(Text(f"  $ {ev.command}", style="cyan"))
+                parts.append(Text(printable(f"  $ {ev.command}"), style="cyan"))
             if ev.excerpt:
-                parts.extend(Text(f"  | {ln}", style="dim") for ln in ev.excerpt.splitlines()[:8])
+                parts.extend(Text(printable(f"  | {ln}"), style="dim") for ln in ev.excerpt.splitlines()[:8])
             raw = run.facts.raw.get(ev.probe) if run is not None else None
             if raw:
                 lines = raw.splitlines()
                 parts.append(Text(f"  raw output of {ev.probe} ({len(lines)} lines):", style="bold"))
-                parts.extend(Text(f"  {ln}") for ln in lines[:RAW_LINES])
+                parts.extend(Text(printable(f"  {ln}")) for ln in lines[:RAW_LINES])
                 if len(lines) > RAW_LINES:
                     parts.append(Text(f"  … {len(lines) - RAW_LINES} more lines in the run log", style="dim"))
         if f.fix:
             parts.append(Text("  fix by hand:", style="bold"))
-            parts.extend(Text(f"    {ln}") for ln in f.fix.splitlines())
+            parts.extend(Text(printable(f"    {ln}")) for ln in f.fix.splitlines())
     planned = board.plans_in(stage, row, code)
     parts.append(Text("\nFix preview", style="bold underline"))
     if planned:
@@ -105,7 +106,7 @@ def cell_detail(board: Board, stage: Stage, row: str | None, code: str | None) -
                           "How to fix by hand", style="dim"))
     for section in SECTIONS:
         parts.append(Text(f"\n{section}", style="bold underline"))
-        parts.append(Text(check.doc.get(section, "")))
+        parts.append(Text(printable(check.doc.get(section, ""))))
     return Group(*parts)
 
 
@@ -117,7 +118,7 @@ def host_detail(board: Board, stage: Stage, row: str) -> Group:
                           style="dim"))
     progress = board.progress.get(row)
     if progress is not None and progress.message:
-        parts.append(Text(progress.message, style="red"))
+        parts.append(Text(printable(progress.message), style="red"))
     counts: dict[str, int] = {}
     for code in board.columns(stage):
         status = board.cell_status(row, code)
