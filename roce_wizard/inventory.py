@@ -29,6 +29,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from roce_wizard import yamlguard
 from roce_wizard.model import (
     POLICY_KEYS,
     Credentials,
@@ -544,8 +545,12 @@ def load_inventory(path: str | os.PathLike[str]) -> Inventory:
         ) from None
     except OSError as exc:
         raise InventoryError(f"cannot read: {exc.strerror}", file=file, expected="a readable file") from None
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    try:  # depth, aliases and tags bounded while composing (roce_wizard/yamlguard.py)
+        root = yamlguard.compose(text)
+    except yamlguard.YamlRefused as exc:
+        raise InventoryError(
+            f"refused: {exc.problem}", file=file, line=exc.line, expected="a plain YAML inventory"
+        ) from None
     except yaml.MarkedYAMLError as exc:
         # context and problem only: the snippet yaml adds could show a plaintext password
         mark = exc.problem_mark or exc.context_mark
