@@ -30,6 +30,7 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from roce_wizard import yamlguard
+from roce_wizard.inventory_options import OptionProblem, option_value
 from roce_wizard.model import (
     POLICY_KEYS,
     Credentials,
@@ -819,13 +820,16 @@ def _load_entry(
         if device_type not in DEVICE_TYPES:
             raise ctx.expect(f.node, f.path, expected)
 
-    options: dict[str, Any] = {}  # the kind's defaults, then the entry's own, key by key
+    options: dict[str, Any] = {}  # the kind's defaults, then the entry's own, key by key, each checked
     own_options = _Field(items["options"][1], f"{prefix}.options") if "options" in items else None
     for f in (defaults.get("options"), own_options):
         if f is None or _is_null(f.node):
             continue
-        ctx.mapping(f.node, f.path, "a mapping of transport options")
-        options.update(_construct(f.node))
+        for key, (key_node, value_node) in ctx.mapping(f.node, f.path, "a mapping of transport options").items():
+            try:
+                options[key] = option_value(kind, key, key_node, value_node)
+            except OptionProblem as exc:
+                raise ctx.error(exc.node, _join(f.path, key), exc.problem, exc.expected) from None
 
     passwords = _passwords(ctx, fields.get("password"), names, usernames, spread)
     roces = _roce(ctx, kind, defaults.get("roce"), items.get("roce", (None, None))[1], prefix, count, spread)
