@@ -100,7 +100,8 @@ def rw001(target: Target, message: str):
 
 
 @pytest.mark.parametrize("ref, message, fix", [
-    (SecretRef(SecretSource.ENV, "ROCE_LAB_SWITCH_PASSWORD"), "environment variable ROCE_LAB_SWITCH_PASSWORD is not set",
+    (SecretRef(SecretSource.ENV, "ROCE_LAB_SWITCH_PASSWORD"),
+     "environment variable ROCE_LAB_SWITCH_PASSWORD is not set",
      "read -rs ROCE_LAB_SWITCH_PASSWORD && export ROCE_LAB_SWITCH_PASSWORD  # type the password of admin@10.0.0.9"),
     (SecretRef(SecretSource.KEYRING, "roce wizard/admin"), "keyring has no password for service 'roce wizard'",
      "keyring set 'roce wizard' admin  # store the password of admin@10.0.0.9"),

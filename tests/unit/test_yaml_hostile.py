@@ -44,7 +44,8 @@ INVENTORIES = {
                    "nested deeper than 64 levels"),
     "python-apply": ("targets:\n  esxi:\n    - name: !!python/object/apply:os.system ['touch pwned']\n", 3,
                      "YAML tag !!python/object/apply:os.system is not allowed"),
-    "python-name": (HEAD + "        x: !!python/name:os.system\n", 5, "YAML tag !!python/name:os.system is not allowed"),
+    "python-name": (HEAD + "        x: !!python/name:os.system\n", 5,
+                    "YAML tag !!python/name:os.system is not allowed"),
     "alias-bomb": (HEAD + laughs("        "), 10, "aliases repeat more than 100000 nodes"),
     "recursive-alias": (HEAD + "        loop: &loop [1, *loop]\n", 5, "alias *loop is used inside its own anchor"),
 }
@@ -75,7 +76,8 @@ def test_anchors_and_merge_keys_an_inventory_uses_still_load(tmp_path):
 
 
 def test_hostile_playbook_file_is_exit_2_with_file_and_line(tmp_path):
-    (tmp_path / "book.yaml").write_text("name: evil\nstages:\n  - id: !!python/object/apply:os.system ['touch pwned']\n")
+    (tmp_path / "book.yaml").write_text(
+        "name: evil\nstages:\n  - id: !!python/object/apply:os.system ['touch pwned']\n")
     result = doctor(tmp_path, "-i", str(SAMPLE / "inventory.yaml"), "--playbook", "book.yaml")
     err = " ".join(result.stderr.split())
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
