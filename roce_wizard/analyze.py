@@ -8,7 +8,6 @@ A run directory's raw/<target>/<probe>.json records are read with the probe's ow
 from __future__ import annotations
 
 import json
-import tarfile
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,9 +19,12 @@ from roce_wizard.model import Facts, Finding, LoadedCheck, Policy, Status
 from roce_wizard.parsers import PARSERS, ParseError
 from roce_wizard.parsers.detect import UNKNOWN, detect, strip_annotations
 from roce_wizard.probes import PROBES
+from roce_wizard.untrusted import MAX_FILE_BYTES, InputError, check_argument, extract_archive, read_bounded
+
+__all__ = ["InputError", "analyze_paths", "exit_code_of", "judge_group", "read_one"]
 
 BUNDLE_MANIFEST = "bundle.json"  # what marks a support bundle's top directory (roce_wizard.bundle.MANIFEST)
-MAX_BYTES = 8 * 1024 * 1024  # a pasted output larger than this is not a tool output we read
+MAX_BYTES = MAX_FILE_BYTES  # a pasted output larger than this is not a tool output we read
 
 
 @dataclass
@@ -62,21 +64,28 @@ def _iter_files(paths: Iterable[Path], tmp: Path) -> Iterable[tuple[Path, str]]:
                     continue
                 yield f, str(f.parent)
         elif path.name.endswith((".tar.gz", ".tgz")):
-            dest = tmp / path.name
-            with tarfile.open(path) as tar:
-                tar.extractall(dest, filter="data")
+            # checked header by header, then only files and directories written, all under tmp (InputError: exit 2)
+            dest = Path(tempfile.mkdtemp(dir=tmp)) / path.name
+            extract_archive(path, dest)
             yield from _iter_files([dest], tmp)
         else:
             yield path, str(path.parent)
 
 
 def read_one(path: Path, group: str) -> AnalyzedFile:
+    try:  # regular files only (a FIFO is never waited on), at most MAX_BYTES of it
+        text = read_bounded(path, MAX_BYTES).decode("utf-8", errors="replace")
+    except InputError as exc:  # TooLarge says where reading stopped
+        return AnalyzedFile(str(path), UNKNOWN, None, group, error=str(exc).removeprefix(f"{path}: "))
     try:
-        if path.stat().st_size > MAX_BYTES:
-            return AnalyzedFile(str(path), UNKNOWN, None, group, error=f"larger than {MAX_BYTES} bytes")
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        return AnalyzedFile(str(path), UNKNOWN, None, group, error=str(exc))
+        return _judge_text(path, group, text)
+    except RecursionError:  # JSON (or any structure) nested deeper than a parser can walk
+        return AnalyzedFile(str(path), UNKNOWN, None, group,
+                            error="nested too deeply to read (thousands of levels): not a tool output roce-wizard "
+                                  "reads")
+
+
+def _judge_text(path: Path, group: str, text: str) -> AnalyzedFile:
     kind = None
     if path.suffix == ".json":
         record = _run_record(text)
@@ -107,6 +116,10 @@ def _run_record(text: str) -> str | None:
 
 
 def analyze_paths(paths: Iterable[str | Path], checks: dict[str, LoadedCheck], policy: Policy) -> list[AnalyzedFile]:
+    """Raises InputError (exit 2) for an argument that is not a file or directory, or a hostile archive."""
+    paths = list(paths)
+    for p in paths:
+        check_argument(Path(p))
     with tempfile.TemporaryDirectory(prefix="roce-wizard-analyze-") as tmp:
         files = [read_one(f, group) for f, group in _iter_files([Path(p) for p in paths], Path(tmp))]
     groups: dict[str, list[AnalyzedFile]] = {}

@@ -326,13 +326,16 @@ def analyze(
     checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
 ) -> None:
     """Judge pasted tool outputs offline: detect the tool, parse, run every check the facts allow."""
-    from roce_wizard.analyze import analyze_paths, exit_code_of  # noqa: PLC0415
+    from roce_wizard.analyze import InputError, analyze_paths, exit_code_of  # noqa: PLC0415
     from roce_wizard.report import STYLE, SYMBOL  # noqa: PLC0415
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise _err(f"no such file: {', '.join(missing)}")
-    files = analyze_paths(paths, _load_checks(checks_dir), Policy())
+    try:  # a FIFO or device argument, a hostile or corrupt archive: refused with its name, exit 2
+        files = analyze_paths(paths, _load_checks(checks_dir), Policy())
+    except InputError as exc:
+        raise _err(escape(str(exc))) from None
     code = exit_code_of(files)
     if as_json:
         sys.stdout.write(json.dumps({"version": 1, "files": [f.to_dict() for f in files], "exit_code": code},

@@ -29,6 +29,8 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from roce_wizard import yamlguard
+from roce_wizard.inventory_options import OptionProblem, option_value
 from roce_wizard.model import (
     POLICY_KEYS,
     Credentials,
@@ -546,8 +548,12 @@ def load_inventory(path: str | os.PathLike[str]) -> Inventory:
         ) from None
     except OSError as exc:
         raise InventoryError(f"cannot read: {exc.strerror}", file=file, expected="a readable file") from None
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    try:  # depth, aliases and tags bounded while composing (roce_wizard/yamlguard.py)
+        root = yamlguard.compose(text)
+    except yamlguard.YamlRefused as exc:
+        raise InventoryError(
+            f"refused: {exc.problem}", file=file, line=exc.line, expected="a plain YAML inventory"
+        ) from None
     except yaml.MarkedYAMLError as exc:
         # context and problem only: the snippet yaml adds could show a plaintext password
         mark = exc.problem_mark or exc.context_mark
@@ -821,13 +827,16 @@ def _load_entry(
         if device_type not in DEVICE_TYPES:
             raise ctx.expect(f.node, f.path, expected)
 
-    options: dict[str, Any] = {}  # the kind's defaults, then the entry's own, key by key
+    options: dict[str, Any] = {}  # the kind's defaults, then the entry's own, key by key, each checked
     own_options = _Field(items["options"][1], f"{prefix}.options") if "options" in items else None
     for f in (defaults.get("options"), own_options):
         if f is None or _is_null(f.node):
             continue
-        ctx.mapping(f.node, f.path, "a mapping of transport options")
-        options.update(_construct(f.node))
+        for key, (key_node, value_node) in ctx.mapping(f.node, f.path, "a mapping of transport options").items():
+            try:
+                options[key] = option_value(kind, key, key_node, value_node)
+            except OptionProblem as exc:
+                raise ctx.error(exc.node, _join(f.path, key), exc.problem, exc.expected) from None
 
     passwords = _passwords(ctx, fields.get("password"), names, usernames, spread)
     roces = _roce(ctx, kind, defaults.get("roce"), items.get("roce", (None, None))[1], prefix, count, spread)

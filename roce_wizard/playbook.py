@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from roce_wizard import yamlguard
 from roce_wizard.model import Stage
 
 
@@ -54,7 +55,15 @@ def load_playbook(name_or_path: str) -> Playbook:
     if not path.exists():
         known = ", ".join(sorted(p.stem for p in playbooks_dir().glob("*.yaml")))
         raise PlaybookError(f"no playbook {name_or_path!r} (known: {known})")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try:  # a user's playbook file: depth, aliases and tags bounded (roce_wizard/yamlguard.py)
+        data = yamlguard.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise PlaybookError(f"{path}:{mark.line + 1 if mark else '?'}: {exc.problem or exc.context}") from None
+    except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
+        raise PlaybookError(f"{path}: cannot read the playbook: {exc}") from None
+    if not isinstance(data, dict):
+        raise PlaybookError(f"{path}: expected a mapping with 'stages'")
     stages = []
     order = list(Stage)
     last = -1

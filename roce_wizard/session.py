@@ -46,8 +46,8 @@ class Prompter:
             prompt = getpass.getpass if self.interactive and sys.stdin.isatty() else None
             try:
                 self.cache[key] = resolve_secret(ref, prompt=prompt)
-            except InventoryError as exc:  # e.g. the env var is unset: this target cannot log in
-                raise TransportError(ConnectErrorKind.AUTH, target, f"no password for {target.name}: {exc}") from None
+            except InventoryError as exc:  # e.g. the env var is unset: nothing is sent, the cause is the message
+                raise TransportError(ConnectErrorKind.CREDENTIAL, target, exc.problem) from None
         return self.cache[key]
 
 

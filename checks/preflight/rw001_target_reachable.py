@@ -5,7 +5,8 @@ What it checks
     hosts, the vSphere API for vCenter, netmiko (SSH) for switches, Redfish (HTTPS) for BMCs.
     Connected is a pass. Otherwise the finding says which of the distinct causes it was: the name
     does not resolve (DNS), the connection was refused, it timed out, there is no route, the
-    credentials were rejected, the SSH host key is unknown, the SSH host key CHANGED, an HTTPS
+    credentials were rejected, the password reference did not resolve (env variable unset, keyring
+    empty: said by name), the SSH host key is unknown, the SSH host key CHANGED, an HTTPS
     peer's (BMC, vCenter) TLS certificate does not verify, or the far end does not speak the expected
     protocol. A connection that closes in the middle of the run is an error that names the command
     that was running; what the target had answered before is still judged.
@@ -22,6 +23,9 @@ How to fix by hand
     timeout / no route: ping <address>; nc -vz <address> <port>; check firewall, VLAN, power
     auth failed:       ssh -v <user>@<address>; check the inventory user and its password / key
                        reference (env variable, keyring entry, key_file)
+    no password:       the inventory's reference did not resolve on this machine (nothing was sent):
+                       read -rs NAME && export NAME  (password: {env: NAME}), or
+                       keyring set <service> <user>  (password: {keyring: service/user})
     host key unknown:  compare the fingerprint with the one the console shows, then
                        ssh-keyscan -p <port> <address> >> ~/.ssh/known_hosts
     host key CHANGED:  find out why first (reinstalled host? another machine on that address? an
@@ -36,7 +40,20 @@ Fix safety
     checking off; credentials are referenced, not stored.
 """
 
-from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
+import shlex
+
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    Policy,
+    SecretSource,
+    Severity,
+    Stage,
+    Status,
+    TargetKind,
+)
 
 CHECK = Check(
     code="RW001",
@@ -75,6 +92,9 @@ def _diagnosis(kind: str | None, conn: dict, facts: Facts) -> tuple[str, str]:
     transport = conn.get("transport") or "ssh"
     known_hosts = (target.options.get("known_hosts") if target else None) or "~/.ssh/known_hosts"
     keyscan = f"ssh-keyscan -p {port} {address} >> {known_hosts}"
+    if kind == "credential":
+        return (f"no password for {user}@{address}: {conn.get('message') or 'its reference did not resolve'}",
+                _credential_fix(facts, user, address))
     if kind == "dns":
         return (f"cannot resolve {address} (DNS)",
                 f"getent hosts {address}  # fix the inventory address, or DNS / /etc/hosts")
@@ -121,6 +141,21 @@ def _diagnosis(kind: str | None, conn: dict, facts: Facts) -> tuple[str, str]:
                 f"check the port and the target kind in the inventory (nc -v {address} {port})")
     return (f"cannot connect to {address}:{port}" + (f" ({kind})" if kind else ""),
             f"ssh -v {user}@{address} -p {port}  # see the message for the cause")
+
+
+def _credential_fix(facts: Facts, user: str, address: str) -> str:
+    """How to give the password the inventory refers to (names validated at load; quoted anyway)."""
+    ref = facts.target.credentials.password if facts.target else None
+    whose = f"the password of {user}@{address}"
+    if ref is not None and ref.source is SecretSource.ENV:
+        name = shlex.quote(ref.name)
+        return f"read -rs {name} && export {name}  # type {whose}, then run roce-wizard again from this shell"
+    if ref is not None and ref.source is SecretSource.KEYRING:
+        service, _, keyring_user = ref.name.rpartition("/")
+        return f"keyring set {shlex.quote(service)} {shlex.quote(keyring_user)}  # store {whose}"
+    if ref is not None and ref.source is SecretSource.PROMPT:
+        return f"run roce-wizard from a terminal: it asks for {whose} (or give password: {{env: NAME}})"
+    return f"give {whose} in the inventory: password: {{env: NAME}}, {{keyring: service/user}} or prompt"
 
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:

@@ -53,6 +53,7 @@ class ConnectErrorKind(str, enum.Enum):
     DROPPED = "dropped"  # the connection closed while a command was running (TransportError.command)
     PROTOCOL = "protocol"  # the peer speaks SSH badly, or not at all
     TLS = "tls"  # HTTPS peer (BMC, vCenter) whose certificate does not verify: untrusted CA, wrong name, expired
+    CREDENTIAL = "credential"  # the inventory's password reference did not resolve here (env unset, keyring empty)
 
 
 class TransportError(Exception):

@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from roce_wizard import yamlguard
 from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
 
@@ -114,7 +115,15 @@ class ReplayTransport:
         if path.is_dir():
             return cls.from_run_dir(path, **kw)
         text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        try:  # a recording from anywhere: depth, aliases and tags bounded (roce_wizard/yamlguard.py)
+            data = json.loads(text) if path.suffix == ".json" else yamlguard.safe_load(text)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            raise ValueError(f"{path}:{mark.line + 1 if mark else '?'}: {exc.problem or exc.context}") from None
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{path}: not YAML: {exc}") from None
+        except RecursionError:
+            raise ValueError(f"{path}: nested too deeply to read") from None
         if not isinstance(data, dict) or not isinstance(data.get("targets"), dict):
             raise ValueError(f"{path}: expected a mapping with `targets:` (target name -> recording)")
         recordings = {}

@@ -42,7 +42,7 @@ def lab_run(tmp_path_factory) -> Iterator[dict]:
         # canaries in the inventory: a secret-named option, and a plaintext password on an unreachable
         # bare-metal host (its RW001 fails with the connection error, the password is never sent)
         first = inv["targets"]["esxi"][0]
-        first["options"] = {**(first.get("options") or {}), "api_token": TOKEN}
+        first["options"] = {**(first.get("options") or {}), "x_api_token": TOKEN}
         inv["targets"].setdefault("linux", []).append(
             {"name": "canary-node", "address": "127.0.0.1", "port": 9, "password": PLAIN_PW})
         inventory = tmp / "inventory.yaml"

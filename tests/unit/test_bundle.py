@@ -70,7 +70,7 @@ def recorded(tmp_path, monkeypatch):
     key_file.write_text(PRIVATE_KEY)
     inv = yaml.safe_load((SAMPLE / "inventory.yaml").read_text())
     inv["defaults"]["guest"] = {"username": "root", "password": PLAIN_PW, "key_file": str(key_file)}
-    inv["targets"]["esxi"][0]["options"] = {"api_token": TOKEN, "connect_timeout": 5}
+    inv["targets"]["esxi"][0]["options"] = {"x_api_token": TOKEN, "connect_timeout": 5}
     inventory = tmp_path / "inventory.yaml"
     inventory.write_text(yaml.safe_dump(inv))
     result = runner.invoke(app, ["doctor", "-i", str(inventory), "--replay", str(SAMPLE / "recordings.yaml")])
@@ -117,7 +117,7 @@ def test_no_canary_secret_survives_anywhere_in_the_bundle(recorded):
         assert name in names
     # credentials by reference stay references; the plaintext one and the secret option are gone
     esx = doc["targets"]["esxi"][0]
-    assert esx["password"] == {"env": "ESXI_PASSWORD"} and esx["options"]["api_token"] == "<redacted>"
+    assert esx["password"] == {"env": "ESXI_PASSWORD"} and esx["options"]["x_api_token"] == "<redacted>"
     assert esx["options"]["connect_timeout"] == 5
     assert doc["targets"]["guest"][0]["password"] == "<redacted>"
     assert doc["targets"]["guest"][0]["key_file"].endswith("id_canary")
