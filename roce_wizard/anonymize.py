@@ -37,8 +37,8 @@ _DEC_GID = re.compile(r"(?<![\d:.])\d{1,3}(?::\d{1,3}){15}(?![\d:]|\.\d)")
 # a home directory names a person: /home/alice, /Users/alice, C:\Users\alice
 _HOME = re.compile(r"(?<![\w.-])(/home/|/Users/|[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/))([A-Za-z0-9][A-Za-z0-9._-]*)")
 _NOT_USERS = {"shared", "public", "default", "all users", "guest"}
-# options whose values name a site (vCenter datacenter and cluster, a location)
-_SITE_OPTION = re.compile(r"(?i)^(site|cluster|datacenter|data_center|dc|location|region|campus|pod|building)$")
+# options whose values name a site (vCenter datacenter and cluster, a location; a site's own x_ options too)
+_SITE_OPTION = re.compile(r"(?i)^(?:x_)?(site|cluster|datacenter|data_center|dc|location|region|campus|pod|building)$")
 # an inventory's directory is often named after its site, unless it is one of these
 _GENERIC_DIRS = {"examples", "example", "inventory", "inventories", "etc", "config", "configs", "tmp", "var", "srv",
                  "opt", "home", "work", "src", "roce-wizard", "roce_wizard", "sample-cluster", "lab", "data", "tests"}

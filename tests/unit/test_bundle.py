@@ -437,7 +437,7 @@ def test_anonymize_replaces_home_directories_and_the_sites_directory_in_paths(re
     site.mkdir()
     moved = site / "inventory.yaml"
     inv = yaml.safe_load(inventory.read_text())
-    inv["targets"]["esxi"][0]["options"]["datacenter"] = "ParisDC7"  # a vCenter datacenter names the site too
+    inv["targets"]["esxi"][0]["options"]["x_datacenter"] = "ParisDC7"  # a vCenter datacenter names the site too
     moved.write_text(yaml.safe_dump(inv))
     with (run / "events.jsonl").open("a") as fh:
         fh.write(json.dumps({"type": "note", "ts": 3.0, "path": "/home/alice.m/sites/paris-dc1/inventory.yaml",
