@@ -1,16 +1,17 @@
-"""Shared fixtures: where the real-output corpus and the seeds live."""
+"""Shared fixtures: where the real-output corpus and the seeds live (tests/data, copied with provenance)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("ROCE_WIZARD_SHARED", REPO.parent / "shared"))
-CORPUS = SHARED / "corpus"
-SEEDS = SHARED / "seeds"
+# real outputs and the seed documents the tests quote, copied into the project with their provenance
+# (tests/data/PROVENANCE.md): a clone with nothing beside it runs its tests
+DATA = REPO / "tests" / "data"
+CORPUS = DATA / "corpus"
+SEEDS = DATA / "seeds"
 
 
 def corpus_text(relpath: str) -> str:

@@ -1,6 +1,6 @@
 """ESXi parsers (esxcli human tables and --formatter=csv, esxcfg-*, vim-cmd) on real outputs.
 
-Corpus samples are real captures (../shared/corpus).  Fixtures marked HAND-WRITTEN were written from
+Corpus samples are real captures (tests/data/corpus).  Fixtures marked HAND-WRITTEN were written from
 knowledge of ESXi 7/8 output formats for kinds the corpus has no sample of (not captured).
 """
 

@@ -1,6 +1,6 @@
 """Firmware-tool parsers (mlxconfig, mst, mlxfwmanager/mlxup, flint, sriov_numvfs) on real outputs.
 
-Corpus samples are real captures (../shared/corpus); SEED_* blocks are copied verbatim from seed 000.
+Corpus samples are real captures (tests/data/corpus); SEED_* blocks are copied verbatim from seed 000.
 Fixtures marked HAND-WRITTEN were written from knowledge of the tools' formats (not captured).
 """
 

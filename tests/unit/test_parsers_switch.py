@@ -1,7 +1,7 @@
 """Switch parsers (roce_wizard/parsers/switch.py) on real outputs, the seeds, and the lab's switches.
 
 Three sources for every kind the checks read:
-  - ../shared/corpus (Onyx `show dcb priority-flow-control` text and json-print, Onyx `show interfaces`
+  - tests/data/corpus (Onyx `show dcb priority-flow-control` text and json-print, Onyx `show interfaces`
     json-print, Cumulus `nv show qos roce` and the per-interface counters, SONiC `show pfc priority`
     and a triage paste with `show pfc counters`);
   - the seeds, sliced out of the seed files by their own lines (seed 004's `show interfaces status`,

@@ -1,6 +1,6 @@
 """Guest / bare-metal Linux checks RW401–RW412 on recorded outputs.
 
-Sources: `corpus_text(...)` are real outputs from ../shared/corpus; SEED_* constants are copied
+Sources: `corpus_text(...)` are real outputs from tests/data/corpus; SEED_* constants are copied
 verbatim from the seeds (000: the vSphere guest mlx5_1/ens256; 004: the bare-metal mlx5_0/eth0).
 Everything marked HAND-WRITTEN is written by us in the tool's real format (say why at each one).
 """
