@@ -191,6 +191,12 @@ def fix(
 
     transports()
     targets = [t for t in setup.targets if t.kind.value not in unavailable]
+    if reboot and "RW003" not in setup.chosen:
+        # --reboot acts only on what this run's live checks confirm: RW003 reads which machine answers and
+        # its boot, so it rides along with any --select/--skip/--stage
+        rw003 = _load_checks(checks_dir).get("RW003")
+        if rw003 is not None:
+            setup.chosen["RW003"], setup.stage_of["RW003"] = rw003, rw003.meta.stage
     allow = {Safety.SAFE} | ({Safety.DISRUPTIVE} if allow_disruptive else set())
     ctx = FixContext(targets, setup.chosen, setup.stage_of, setup.policy, transports, allow, runlog,
                      concurrency=concurrency, command_timeout=timeout)

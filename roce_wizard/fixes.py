@@ -248,7 +248,7 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
         if scoped:
             live.clear()
             live.update(identities_in_run(events, ctx.runlog.path.name))
-            events, _ = scope_events(events, aliases, live, scoped_names(ctx.targets))
+            events, _ = scope_events(events, aliases, live, scoped_names(ctx.targets), ctx.runlog.path.name)
         return {n: v for n, v in ledger_from_events(events, aliases).items() if n in names}
 
     @contextlib.asynccontextmanager

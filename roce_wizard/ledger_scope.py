@@ -46,19 +46,21 @@ def identities_in_run(events: Iterable[Mapping[str, Any]], run: str) -> dict[str
 
 
 def scope_events(events: list[dict[str, Any]], aliases: Mapping[str, str], identities: Mapping[str, str],
-                 scoped: Iterable[str]) -> tuple[list[dict[str, Any]], dict[str, set[str]]]:
+                 scoped: Iterable[str], current: str | None = None,
+                 ) -> tuple[list[dict[str, Any]], dict[str, set[str]]]:
     """The events that are about the machines `identities` names (target -> identity read now), for the
     `scoped` targets (the inventory's hosts and guests); events about other targets pass unchanged. A
     scoped target whose identity was not read now keeps none of its events: nothing unconfirmed is
-    acted on. Also returns, per target, the runs whose events were left out (another machine's)."""
+    acted on. The `current` run's own events always count: it acted on the machines in front of it.
+    Also returns, per target, the runs whose events were left out (another machine's)."""
     seen = run_identities(events)
     scoped = set(scoped)
     kept: list[dict[str, Any]] = []
     left_out: dict[str, set[str]] = {}
     for e in events:
         subject = event_subject(e, aliases)
-        if subject in scoped:
-            run = str(e.get("run") or "")
+        run = str(e.get("run") or "")
+        if subject in scoped and (current is None or run != current):
             now = identities.get(subject)
             if now is None or seen.get((run, subject)) != now:
                 left_out.setdefault(subject, set()).add(run)

@@ -339,7 +339,7 @@ def scoped_ledger(base: Path | None, run: str, targets: list[Target]) -> dict[st
     acts on and reports. Hosts and guests whose identity that run did not read have no entry."""
     events = all_events(base)
     aliases = vm_aliases(targets)
-    events, _ = scope_events(events, aliases, identities_in_run(events, run), scoped_names(targets))
+    events, _ = scope_events(events, aliases, identities_in_run(events, run), scoped_names(targets), run)
     names = {t.name for t in targets}
     return {n: v for n, v in ledger_from_events(events, aliases).items() if n in names}
 

@@ -986,9 +986,9 @@ func (l *lab) vetPowerOn(ctx *simulator.Context, ref types.ManagedObjectReferenc
 		lh = l.hostOfVM(vm)
 	})
 	if lh != nil {
-		var inside, connected bool
-		readLocked(lh.hs, func() { inside, connected = lh.hs.Runtime.InMaintenanceMode, lh.connected })
-		if !connected { // vCenter: "not allowed in the current connection state of the host"
+		var inside, down bool
+		readLocked(lh.hs, func() { inside, down = lh.hs.Runtime.InMaintenanceMode, !lh.connected && lh.rebooting != 0 })
+		if down { // rebooting and not back: "not allowed in the current connection state of the host"
 			return withMessage(&types.HostNotConnected{}, fmt.Sprintf(
 				"host %s is not responding: VM %s cannot power on there", lh.name, vmName))
 		}
