@@ -464,7 +464,9 @@ def reboots_command(
         if len(groups) > 1 or ids:
             machines = ", ".join(f"{n} {sid}" for n, sid in sorted(ids.items()) if n in book)
             console.print(f"[bold underline]{escape(label)}[/]" + (f": {escape(machines)}" if machines else "")
-                          + f"  [dim](runs {runs[0]} … {runs[-1]})[/]", highlight=False, soft_wrap=True)
+                          + (f"  [dim](runs {runs[0]} … {runs[-1]})[/]" if len(runs) > 1
+                             else f"  [dim](run {runs[0]})[/]"),
+                          highlight=False, soft_wrap=True)
         for name, entry in book.items():
             extra = " (left in maintenance mode)" if entry.in_maintenance else ""
             console.print(f"[bold]{name}[/]  {entry.state.value}{extra}  boot: {entry.boot_id or 'unknown'}  "
@@ -476,7 +478,8 @@ def reboots_command(
             for vm in entry.powered_off_vms:
                 since = entry.to_dict()["powered_off"][entry.powered_off_vms.index(vm)]["since"]
                 console.print(f"  [red]VM {vm} powered off by roce-wizard at {since or '?'} "
-                              f"(run {entry.powered_off_run.get(vm, '?')}), still off[/]", highlight=False)
+                              f"(run {entry.powered_off_run.get(vm, '?')}), still off[/]", highlight=False,
+                              soft_wrap=True)
             if history:
                 for record in entry.history:
                     data = record.to_dict()
