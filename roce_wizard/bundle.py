@@ -93,10 +93,9 @@ def find_run(run: Path | None, base: Path | None = None) -> Path:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
+    from roce_wizard.runlog import read_json_file  # noqa: PLC0415
+
+    return read_json_file(path)  # torn (cut mid-character, NUL padding): None, said once
 
 
 def _events(run_dir: Path) -> list[dict[str, Any]]:

@@ -116,8 +116,14 @@ def doctor(
         raise _err(f"no target to check in {inventory}")
     runlog.event("inventory", path=str(inventory.resolve()), targets=[t.name for t in targets], playbook=setup.playbook,
                  checks=list(chosen), policy=policy.to_dict())
+    tool_facts = None
+    if replay is None:  # the ledger knows which guests' VMs this tool powered off (RW001 says so)
+        from roce_wizard.reboots import build_ledger, vm_aliases  # noqa: PLC0415
+        from roce_wizard.vm_restore import vm_power_facts  # noqa: PLC0415
+
+        tool_facts = vm_power_facts(build_ledger(runlog.path.parent.parent, vm_aliases(targets)), targets)
     report = asyncio.run(run_checks(targets, chosen, transport, policy, stage_of=stage_of, runlog=runlog,
-                                    concurrency=concurrency, command_timeout=timeout))
+                                    concurrency=concurrency, command_timeout=timeout, tool_facts=tool_facts))
     for used in {id(t): t for t in (transport.values() if isinstance(transport, dict) else [transport])}.values():
         for warning in getattr(used, "warnings", []):  # e.g. TLS verification turned off for a target
             Console(stderr=True).print(f"[yellow]warning:[/] {printable(warning)}", highlight=False, soft_wrap=True)
@@ -169,7 +175,7 @@ def fix(
     from roce_wizard.engine import run_checks  # noqa: PLC0415
     from roce_wizard.fixes import FixContext, RoundHooks, fix_until_ready  # noqa: PLC0415
     from roce_wizard.model import Safety  # noqa: PLC0415
-    from roce_wizard.reboots import build_ledger  # noqa: PLC0415
+    from roce_wizard.reboots import scoped_ledger  # noqa: PLC0415
     from roce_wizard.report import summary_line  # noqa: PLC0415
     from roce_wizard.runlog import RunLog  # noqa: PLC0415
 
@@ -187,6 +193,12 @@ def fix(
 
     transports()
     targets = [t for t in setup.targets if t.kind.value not in unavailable]
+    if reboot and "RW003" not in setup.chosen:
+        # --reboot acts only on what this run's live checks confirm: RW003 reads which machine answers and
+        # its boot, so it rides along with any --select/--skip/--stage
+        rw003 = _load_checks(checks_dir).get("RW003")
+        if rw003 is not None:
+            setup.chosen["RW003"], setup.stage_of["RW003"] = rw003, rw003.meta.stage
     allow = {Safety.SAFE} | ({Safety.DISRUPTIVE} if allow_disruptive else set())
     ctx = FixContext(targets, setup.chosen, setup.stage_of, setup.policy, transports, allow, runlog,
                      concurrency=concurrency, command_timeout=timeout)
@@ -198,8 +210,12 @@ def fix(
         if reboot and current.number > 1:
             console.print(f"[bold]Round {current.number}[/]: {summary_line(current.report)}", highlight=False)
         if not current.planned:
-            if current.number == 1:
+            if current.number == 1 and not current.vms_off:
                 console.print(f"nothing to fix: {summary_line(current.report)}", highlight=False)
+            elif current.number == 1:
+                console.print(f"no check to fix ({summary_line(current.report)}), but "
+                              f"{len(current.vms_off)} VM(s) roce-wizard powered off are still off: "
+                              + ", ".join(v.vm for v in current.vms_off), highlight=False)
             return
         _print_plan(console, current.planned)
 
@@ -234,14 +250,35 @@ def fix(
         console.print(f"  [cyan]↻[/] {name}: {getattr(state, 'value', state)} — {escape(printable(message))}", highlight=False,
                       soft_wrap=True)
 
-    hooks = RoundHooks(on_report=on_report, on_step=show, on_progress=progress, confirm=confirm)
-    rounds = asyncio.run(fix_until_ready(ctx, reboot=reboot, batch=batch, power_off_vms=allow_disruptive,
-                                         reboot_timeout=reboot_timeout, poll_s=poll, hooks=hooks))
+    still_off: list[Any] = []
+
+    def vms_still_off(off: list[Any]) -> None:
+        still_off[:] = off
+        for item in off:  # said last and in red, whatever ended the run: a VM this tool turned off is down
+            Console(stderr=True).print(f"[bold red]{escape(item.line())}[/]", highlight=False, soft_wrap=True)
+        if off and not reboot:
+            Console(stderr=True).print("[red]`roce-wizard fix --reboot` powers them back on (or power them on "
+                                       "in vCenter)[/]", highlight=False, soft_wrap=True)
+
+    hooks = RoundHooks(on_report=on_report, on_step=show, on_progress=progress, confirm=confirm,
+                       on_vms_still_off=vms_still_off)
+    try:
+        rounds = asyncio.run(fix_until_ready(ctx, reboot=reboot, batch=batch, power_off_vms=allow_disruptive,
+                                             reboot_timeout=reboot_timeout, poll_s=poll, hooks=hooks))
+    except KeyboardInterrupt:
+        runlog.close()
+        Console(stderr=True).print("[red]interrupted[/]" + (": the VMs it powered off are back on"
+                                   if not still_off else ""), highlight=False)
+        raise typer.Exit(130) from None
     last = rounds[-1]
     applied = [r.fixrun for r in rounds if r.fixrun is not None]
     if not applied:
         runlog.close()
-        raise typer.Exit(int(last.report.exit_code) if not last.planned else 0)
+        if still_off:
+            raise typer.Exit(int(ExitCode.FAILED))
+        failed_reboot = any(not o.ok for r in rounds for o in r.rebooted.values())
+        raise typer.Exit(int(ExitCode.FAILED) if failed_reboot else
+                         int(last.report.exit_code) if not last.planned else 0)
     failed = any(not s.ok for run in applied for s in run.results) or any(run.errors for run in applied)
     for run in applied:
         for error in run.errors:
@@ -266,8 +303,8 @@ def fix(
         console.print(f"re-verified {len(touched)} target(s): {summary_line(again)}", highlight=False)
         code = again.exit_code
     runlog.flush()
-    waiting = {name: entry for name, entry in build_ledger(runlog.path.parent.parent).items()
-               if entry.awaiting_reboot and name in {t.name for t in targets}}
+    waiting = {name: entry for name, entry in scoped_ledger(runlog.path.parent.parent, runlog.path.name,
+                                                            targets).items() if entry.awaiting_reboot}
     if waiting:
         console.print("[bold]Waiting for a reboot[/]" + ("" if reboot else " (reboot these hosts — or run `fix "
                       "--reboot` — then `roce-wizard doctor`)") + ":", highlight=False)
@@ -276,7 +313,7 @@ def fix(
             reasons = "; ".join(f"{p.check}: {p.reason}" if p.reason else p.check for p in entry.awaiting_reboot)
             console.print(f"  {name}: {', '.join(kinds)} — {escape(printable(reasons))}", highlight=False, soft_wrap=True)
     runlog.close()
-    raise typer.Exit(int(ExitCode.FAILED) if failed else int(code))
+    raise typer.Exit(int(ExitCode.FAILED) if failed or still_off else int(code))
 
 
 def _reboots_by_target(rounds: list[Any]) -> dict[str, list[Any]]:
@@ -410,41 +447,64 @@ def reboots_command(
 ) -> None:
     """The reboot ledger: per host its boot, what waits for a reboot and why, and the reboots so far.
 
-    Derived from the run logs (`fix`, `doctor`), so it is there after the tool was killed."""
+    Derived from the run logs (`fix`, `doctor`), so it is there after the tool was killed. Host names
+    repeat across sites: entries are per machine (the identity each run read), grouped by cluster, and
+    each item names the run that recorded it."""
     import fnmatch  # noqa: PLC0415
 
-    from roce_wizard.reboots import build_ledger  # noqa: PLC0415
+    from roce_wizard.ledger_scope import clusters  # noqa: PLC0415
+    from roce_wizard.reboots import all_events, ledger_from_events  # noqa: PLC0415
 
     patterns = _split(host)
-    book = {name: entry for name, entry in sorted(build_ledger().items())
-            if not patterns or any(fnmatch.fnmatchcase(name, p) for p in patterns)}
+    events = all_events()
+    groups = []
+    for number, (runs, ids) in enumerate(clusters(events), 1):
+        members = set(runs)
+        book = {name: entry for name, entry in sorted(ledger_from_events(
+                    [e for e in events if e.get("run") in members]).items())
+                if not patterns or any(fnmatch.fnmatchcase(name, p) for p in patterns)}
+        if book:
+            label = f"cluster {number}" if ids else "unidentified (runs that read no host identity)"
+            groups.append((label, runs, ids, book))
     if as_json:
-        sys.stdout.write(json.dumps({"version": 1, "hosts": [e.to_dict() for e in book.values()]}, indent=2) + "\n")
+        hosts = [{**e.to_dict(), "cluster": label, "cluster_runs": runs}
+                 for label, runs, _, book in groups for e in book.values()]
+        sys.stdout.write(json.dumps({"version": 1, "hosts": hosts}, indent=2) + "\n")
         return
     console = Console()
-    if not book:
+    if not groups:
         console.print("the ledger is empty: no fix has waited for a reboot yet", highlight=False)
         return
-    for name, entry in book.items():
-        extra = " (left in maintenance mode)" if entry.in_maintenance else ""
-        console.print(f"[bold]{escape(printable(name))}[/]  {entry.state.value}{extra}  "
-                      f"boot: {escape(printable(entry.boot_id or 'unknown'))}  "
-                      f"reboots: {entry.reboots}", highlight=False, soft_wrap=True)
-        for item in entry.pending:
-            when = "rebooted, not yet seen current" if item.booted_over else f"waits for: {item.reboot.value}"
-            console.print(f"  {item.check} {escape(printable(item.reason))}  [dim]({when})[/]", highlight=False,
-                          soft_wrap=True)
-        if entry.powered_off_vms:
-            console.print(printable(f"  VMs powered off by roce-wizard: {', '.join(entry.powered_off_vms)}"),
-                          highlight=False, markup=False)
-        if history:
-            for record in entry.history:
-                data = record.to_dict()
-                verdict = ("verified" if record.verified else "failed: " + (record.error or "")
-                           if record.verified is False or record.error else "not verified")
-                console.print(printable(f"  reboot {data['requested_at']} via {record.via or '?'}: back "
-                                        f"{data['back_at'] or '-'}, {verdict}"), highlight=False, markup=False,
+    for label, runs, ids, book in groups:
+        if len(groups) > 1 or ids:
+            machines = ", ".join(f"{n} {sid}" for n, sid in sorted(ids.items()) if n in book)
+            console.print(f"[bold underline]{escape(printable(label))}[/]"
+                          + (f": {escape(printable(machines))}" if machines else "")
+                          + (f"  [dim](runs {runs[0]} … {runs[-1]})[/]" if len(runs) > 1
+                             else f"  [dim](run {runs[0]})[/]"),
+                          highlight=False, soft_wrap=True)
+        for name, entry in book.items():
+            extra = " (left in maintenance mode)" if entry.in_maintenance else ""
+            console.print(f"[bold]{escape(printable(name))}[/]  {entry.state.value}{extra}  "
+                          f"boot: {escape(printable(entry.boot_id or 'unknown'))}  "
+                          f"reboots: {entry.reboots}", highlight=False, soft_wrap=True)
+            for item in entry.pending:
+                when = "rebooted, not yet seen current" if item.booted_over else f"waits for: {item.reboot.value}"
+                console.print(f"  {item.check} {escape(printable(item.reason))}  [dim]({when}; run {item.run or '?'})[/]",
+                              highlight=False, soft_wrap=True)
+            for vm in entry.powered_off_vms:
+                since = entry.to_dict()["powered_off"][entry.powered_off_vms.index(vm)]["since"]
+                console.print(f"  [red]VM {escape(printable(vm))} powered off by roce-wizard at {since or '?'} "
+                              f"(run {entry.powered_off_run.get(vm, '?')}), still off[/]", highlight=False,
                               soft_wrap=True)
+            if history:
+                for record in entry.history:
+                    data = record.to_dict()
+                    verdict = ("verified" if record.verified else "failed: " + (record.error or "")
+                               if record.verified is False or record.error else "not verified")
+                    console.print(printable(f"  reboot {data['requested_at']} via {record.via or '?'} "
+                                            f"(run {record.run or '?'}): back {data['back_at'] or '-'}, {verdict}"),
+                                  highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command()

@@ -202,9 +202,11 @@ def peer_facts(target: Target, peers: list[Target]) -> dict[str, Any]:
 async def gather_target(
     target: Target, checks: list[LoadedCheck], transport: Transport, *, command_timeout: float | None,
     runlog: RunLog | None, emit: EventSink, peers: list[Target] | None = None,
+    known: Mapping[str, Any] | None = None,
 ) -> Facts:
     facts = Facts(target=target)
     facts.data.update(peer_facts(target, peers or []))
+    facts.data.update(known or {})  # what the tool itself knows of the target (the ledger: a VM it powered off)
     via = TRANSPORT_NAMES.get(target.kind, "ssh")
     try:
         session = await transport.session(target)
@@ -407,7 +409,10 @@ async def run_checks(
     concurrency: int = 32,
     command_timeout: float | None = 60.0,
     on_event: EventSink | None = None,
+    tool_facts: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> RunReport:
+    """`tool_facts`: target name -> facts the tool knows without asking the target (vm_restore.vm_power_facts),
+    handed to its checks like any probe's facts."""
     started = time.time()
     stage_of = stage_of or {code: c.meta.stage for code, c in checks.items()}
 
@@ -445,7 +450,8 @@ async def run_checks(
         t0 = time.monotonic()
         async with semaphore:
             facts = await gather_target(target, relevant, by_kind[target.kind], command_timeout=command_timeout,
-                                        runlog=runlog, emit=emit, peers=targets)
+                                        runlog=runlog, emit=emit, peers=targets,
+                                        known=(tool_facts or {}).get(target.name))
         run = TargetRun(target, facts, evaluate_target(target, relevant, facts, policy))
         run.duration_s = time.monotonic() - t0
         target_findings(run, resolved=False)

@@ -200,6 +200,7 @@ class Round:
     rebooted: dict[str, Any] = field(default_factory=dict)  # name -> reboots.RebootOutcome
     powered_on: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    vms_off: list[Any] = field(default_factory=list)  # vm_restore.VmStillOff: powered off by this tool, still off
 
 
 @dataclass
@@ -210,6 +211,8 @@ class RoundHooks:
     on_step: Callable[[StepResult], None] = lambda s: None
     on_progress: Callable[[str, Any, str], None] = lambda h, s, m: None  # reboots: (target, HostState, text)
     confirm: Callable[[Round], bool] = lambda r: True  # before applying a round's runnable plans
+    # at the very end, whatever ended the run (error, Ctrl-C): the VMs this tool powered off that are still off
+    on_vms_still_off: Callable[[list[Any]], None] = lambda off: None
 
 
 async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_rounds: int = 30,
@@ -222,10 +225,12 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     until no host needs another reboot, then come back once (one restart per VM, which also covers guest
     changes that wait for a VM reboot)."""
     from roce_wizard.engine import run_checks  # noqa: PLC0415
+    from roce_wizard.ledger_scope import identities_in_run, scope_events, scoped_names  # noqa: PLC0415
     from roce_wizard.reboots import (  # noqa: PLC0415
-        HOST_REBOOTS, HostState, RebootError, RebootOutcome, RebootPlan, build_ledger, exit_maintenance,
-        reboot_hosts, record_verification, resume_interrupted, set_vm_power, vm_aliases,
+        HOST_REBOOTS, HostState, RebootError, RebootOutcome, RebootPlan, all_events, exit_maintenance,
+        ledger_from_events, reboot_hosts, record_verification, resume_interrupted, set_vm_power, vm_aliases,
     )
+    from roce_wizard.vm_restore import restore_vms, unconfirmed_vms_off, vms_off  # noqa: PLC0415
 
     hooks = hooks or RoundHooks()
     names = {t.name: t for t in ctx.targets}
@@ -234,10 +239,20 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     rebooted_last: dict[str, list[tuple[str, str, str]]] = {}  # host -> items waiting for its reboot
     to_verify: dict[str, list[tuple[str, str, str]]] = {}
     rebooted_in: dict[str, int] = {}  # host -> the round of its last reboot
+    failed_here: set[str] = set()  # hosts whose reboot failed in this run: not tried again in it
+    aliases = vm_aliases(ctx.targets)
+    live: dict[str, str] = {}  # target -> the machine identity this run's checks read (RW003)
 
-    def ledger() -> dict[str, Any]:
+    def ledger(scoped: bool = True) -> dict[str, Any]:
+        """The ledger of this inventory's machines: for its hosts and guests only the runs that saw the same
+        machine as this run's live checks did (host names repeat across clusters: ledger_scope)."""
         ctx.runlog.flush()
-        return {n: v for n, v in build_ledger(base, vm_aliases(ctx.targets)).items() if n in names}
+        events = all_events(base)
+        if scoped:
+            live.clear()
+            live.update(identities_in_run(events, ctx.runlog.path.name))
+            events, _ = scope_events(events, aliases, live, scoped_names(ctx.targets), ctx.runlog.path.name)
+        return {n: v for n, v in ledger_from_events(events, aliases).items() if n in names}
 
     @contextlib.asynccontextmanager
     async def reboot_plan(keep_vms_off: bool) -> AsyncIterator[RebootPlan]:
@@ -252,129 +267,156 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                 await used.close()
 
     applied: set[tuple[str, str]] = set()  # (target, command) run since the target's last boot
-    book = ledger()
-    if any(e.state in (HostState.REBOOTING, HostState.ENTERING_MAINTENANCE) for e in book.values()):
-        # an earlier run was killed mid-reboot: see its reboots through first
-        async with reboot_plan(keep_vms_off=True) as plan:
-            resumed = await resume_interrupted(plan, book, runlog=ctx.runlog, on_progress=hooks.on_progress)
-        rebooted_last = {h: _awaited(h, book[h]) for h, outcome in resumed.items() if outcome.ok}
-    for number in range(1, max_rounds + 1):
-        report = await run_checks(ctx.targets, ctx.checks, ctx.make_transports(), ctx.policy, stage_of=ctx.stage_of,
-                                  runlog=ctx.runlog, concurrency=ctx.concurrency,
-                                  command_timeout=ctx.command_timeout)
-        book = ledger()
-        # staged changes, under the host they wait on and the target they were made on (a BIOS value: the BMC)
-        staged = {(who, p.check) for n, entry in book.items() for p in entry.awaiting_reboot for who in (n, p.target)}
-        planned, errors = plan_fixes(report, ctx.policy, ctx.allow, staged=staged)
-        for item in planned:  # ran already on this boot and still planned: the change waits for a reboot
-            if item.allowed and all((item.target.name, st.command) in applied for st in item.plan.steps):
-                item.allowed, item.waits_for = False, ("a reboot",)
-        current = Round(number, report, planned, errors=errors)
-        rounds.append(current)
-        for host, waiting in rebooted_last.items():
-            to_verify[host], rebooted_in[host] = waiting, number - 1
-        rebooted_last = {}
-        # the hosts rebooted earlier: are the values that waited for the reboot current now? A check blocked
-        # right after a boot (mst is not started yet) is judged a round later, once what blocks it is fixed.
-        verdicts = _verdicts(report)
-        for host, waiting in list(to_verify.items()):
-            seen = [_verdict(verdicts, item) for item in waiting]
-            if "unjudged" in seen and number - rebooted_in[host] < 3 and number < max_rounds:
-                continue
-            failing = sorted({item[2] for item, v in zip(waiting, seen) if v != "pass"})
-            record_verification(ctx.runlog, host, not failing, failing)
-            del to_verify[host]
-        hooks.on_report(current)
-        runnable = [p for p in planned if p.allowed]
-        if runnable and not hooks.confirm(current):
-            break
-        if runnable:
-            current.fixrun = await apply_plans(planned, ctx.make_transports(), runlog=ctx.runlog,
-                                               command_timeout=ctx.command_timeout, on_step=hooks.on_step)
-            applied.update((r.target, r.command) for r in current.fixrun.results if r.ok)
-            if not reboot or not any(r.ok for r in current.fixrun.results):
-                break
-            continue  # look again before any reboot: a fix can unblock others that ride the same reboot
-        if not reboot:
-            break
-        book = ledger()
-        hosts = sorted(n for n, entry in book.items() if names[n].kind in (TargetKind.ESXI, TargetKind.LINUX)
-                       and any(p.reboot in HOST_REBOOTS for p in entry.awaiting_reboot))
-        off = {vm: host for host, entry in book.items() for vm in entry.powered_off_vms}
-        if hosts:
+    async def _rounds() -> list[Round]:
+        nonlocal applied, rebooted_last
+        book = ledger(scoped=False)  # before any check has read who answers: resume_interrupted asks itself
+        if any(e.state in (HostState.REBOOTING, HostState.ENTERING_MAINTENANCE) for e in book.values()):
+            # an earlier run was killed mid-reboot: see its reboots through first
             async with reboot_plan(keep_vms_off=True) as plan:
-                reasons = {h: [f"{p.check}: {p.reason}" if p.reason else p.check for p in book[h].awaiting_reboot]
-                           for h in hosts}
-                current.rebooted = await reboot_hosts(plan, hosts, batch=batch, runlog=ctx.runlog,
-                                                      on_progress=hooks.on_progress, reasons=reasons)
-            rebooted_last = {h: _awaited(h, book[h]) for h, outcome in current.rebooted.items() if outcome.ok}
-            applied = {(t, c) for t, c in applied if t not in rebooted_last}
-            if not rebooted_last:
-                break  # every reboot failed: stop, the ledger says why
-            continue
-        # no host waits for a reboot: hosts this tool left in maintenance mode (a run killed mid-reboot) leave it
-        stuck = sorted(n for n, entry in book.items() if entry.in_maintenance and names[n].kind is TargetKind.ESXI)
-        if stuck:
-            async with reboot_plan(keep_vms_off=False) as plan:
-                for host in stuck:
-                    hooks.on_progress(host, "maintenance", "leaving maintenance mode (entered by an earlier run)")
-                    try:
-                        await exit_maintenance(plan, host, ctx.runlog)
-                    except (RebootError, TransportError) as exc:
-                        current.errors.append(f"{host}: could not leave maintenance mode: {exc}")
-        # the VMs this tool powered off come back (once)
-        vm_targets = {t.vm: t for t in ctx.targets if t.kind is TargetKind.GUEST and t.vm}
-        if off:
-            async with reboot_plan(keep_vms_off=False) as plan:
-                for vm, host in sorted(off.items()):
-                    if plan.vcenter is None:
-                        current.errors.append(f"{vm}: powered off by an earlier run; no vCenter to power it on")
-                        continue
-                    hooks.on_progress(host, "power-on", f"powering on VM {vm}")
-                    try:
-                        await set_vm_power(plan, vm, host, "on", ctx.runlog)
-                        current.powered_on.append(vm)
-                    except Exception as exc:  # noqa: BLE001 - reported, the rest go on
-                        current.errors.append(f"{vm}: power on failed: {exc}")
-            back = [vm_targets[v] for v in current.powered_on if v in vm_targets]
-            applied = {(t, c) for t, c in applied if t not in {g.name for g in back}}
-            await _wait_reachable(back, ctx.make_transports, reboot_timeout, poll_s)
-            if not current.powered_on:
+                resumed = await resume_interrupted(plan, book, runlog=ctx.runlog, on_progress=hooks.on_progress)
+            rebooted_last = {h: _awaited(h, book[h]) for h, outcome in resumed.items() if outcome.ok}
+        for number in range(1, max_rounds + 1):
+            report = await run_checks(ctx.targets, ctx.checks, ctx.make_transports(), ctx.policy,
+                                      stage_of=ctx.stage_of, runlog=ctx.runlog, concurrency=ctx.concurrency,
+                                      command_timeout=ctx.command_timeout)
+            book = ledger()
+            # staged changes, under the host they wait on and the target they were made on (a BIOS value: the BMC)
+            staged = {(who, p.check) for n, entry in book.items() for p in entry.awaiting_reboot
+                      for who in (n, p.target)}
+            planned, errors = plan_fixes(report, ctx.policy, ctx.allow, staged=staged)
+            for item in planned:  # ran already on this boot and still planned: the change waits for a reboot
+                if item.allowed and all((item.target.name, st.command) in applied for st in item.plan.steps):
+                    item.allowed, item.waits_for = False, ("a reboot",)
+            current = Round(number, report, planned, errors=errors,
+                            vms_off=vms_off(book) + unconfirmed_vms_off(ledger(scoped=False), book, ctx.targets, live))
+            rounds.append(current)
+            for host, waiting in rebooted_last.items():
+                to_verify[host], rebooted_in[host] = waiting, number - 1
+            rebooted_last = {}
+            # the hosts rebooted earlier: are the values that waited for the reboot current now? A check blocked
+            # right after a boot (mst is not started yet) is judged a round later, once what blocks it is fixed.
+            verdicts = _verdicts(report)
+            for host, waiting in list(to_verify.items()):
+                seen = [_verdict(verdicts, item) for item in waiting]
+                if "unjudged" in seen and number - rebooted_in[host] < 3 and number < max_rounds:
+                    continue
+                failing = sorted({item[2] for item, v in zip(waiting, seen) if v != "pass"})
+                record_verification(ctx.runlog, host, not failing, failing)
+                del to_verify[host]
+            hooks.on_report(current)
+            runnable = [p for p in planned if p.allowed]
+            if runnable and not hooks.confirm(current):
                 break
-            continue
-        # guests whose change waits for a VM reboot, on a host that stays up
-        guests = sorted(n for n, entry in book.items() if names[n].kind is TargetKind.GUEST and entry.awaiting_reboot)
-        if guests:
-            async with reboot_plan(keep_vms_off=False) as plan:
-                # a VM device/configuration change needs a power cycle (vCenter); a guest OS change a reboot
-                cycle = [g for g in guests if plan.vcenter is not None and names[g].vm
-                         and any(p.reboot is RebootKind.VM_POWER_OFF for p in book[g].awaiting_reboot)]
-                current.rebooted = await reboot_hosts(plan, [g for g in guests if g not in cycle],
-                                                      batch=max(batch, len(guests)), runlog=ctx.runlog,
-                                                      on_progress=hooks.on_progress)
-                for g in cycle:
-                    vm, host = names[g].vm or g, names[g].host
-                    hooks.on_progress(g, "power-cycle", f"power cycling VM {vm} (its change needs it)")
-                    try:
-                        await set_vm_power(plan, vm, host, "off", ctx.runlog)
-                        await set_vm_power(plan, vm, host, "on", ctx.runlog)
-                        current.powered_on.append(vm)
-                        current.rebooted[g] = RebootOutcome(g, True, "power cycled")
-                    except Exception as exc:  # noqa: BLE001 - reported, the rest go on
-                        current.errors.append(f"{vm}: power cycle failed: {exc}")
-            await _wait_reachable([names[g] for g in cycle], ctx.make_transports, reboot_timeout, poll_s)
-            rebooted_last = {g: _awaited(g, book[g]) for g, outcome in current.rebooted.items() if outcome.ok}
-            applied = {(t, c) for t, c in applied if t not in rebooted_last}
-            if not rebooted_last:
+            if runnable:
+                current.fixrun = await apply_plans(planned, ctx.make_transports(), runlog=ctx.runlog,
+                                                   command_timeout=ctx.command_timeout, on_step=hooks.on_step)
+                applied.update((r.target, r.command) for r in current.fixrun.results if r.ok)
+                if not reboot or not any(r.ok for r in current.fixrun.results):
+                    break
+                continue  # look again before any reboot: a fix can unblock others that ride the same reboot
+            if not reboot:
                 break
-            continue
-        break
-    if rounds and to_verify:  # the loop ended with reboots still unjudged: say so in the ledger
-        verdicts = _verdicts(rounds[-1].report)
-        for host, waiting in to_verify.items():
-            failing = sorted({item[2] for item in waiting if _verdict(verdicts, item) != "pass"})
-            record_verification(ctx.runlog, host, not failing, failing)
-    return rounds
+            book = ledger()
+            # NEVER reboot without this run's live word: the machine answering under that name now (RW003's
+            # identity, this run) is the one the change was made on (the scoped ledger), and its boot read now
+            # is older than the change. A host whose reboot already failed in this run is not tried again.
+            hosts = sorted(n for n, entry in book.items() if names[n].kind in (TargetKind.ESXI, TargetKind.LINUX)
+                           and n in live and n not in failed_here
+                           and any(p.reboot in HOST_REBOOTS for p in entry.awaiting_reboot))
+            off = {vm: host for host, entry in book.items() for vm in entry.powered_off_vms}
+            if hosts:
+                async with reboot_plan(keep_vms_off=True) as plan:
+                    reasons = {h: [f"{p.check}: {p.reason}" if p.reason else p.check for p in book[h].awaiting_reboot]
+                               for h in hosts}
+                    current.rebooted = await reboot_hosts(plan, hosts, batch=batch, runlog=ctx.runlog,
+                                                          on_progress=hooks.on_progress, reasons=reasons)
+                rebooted_last = {h: _awaited(h, book[h]) for h, outcome in current.rebooted.items() if outcome.ok}
+                failed_here.update(h for h, outcome in current.rebooted.items() if not outcome.ok)
+                applied = {(t, c) for t, c in applied if t not in rebooted_last}
+                continue  # every reboot failed: the next round brings the VMs back, then stops
+            # no host waits for a reboot: hosts this tool left in maintenance mode (a run killed mid-reboot) leave it
+            stuck = sorted(n for n, entry in book.items() if entry.in_maintenance and names[n].kind is TargetKind.ESXI)
+            if stuck:
+                async with reboot_plan(keep_vms_off=False) as plan:
+                    for host in stuck:
+                        hooks.on_progress(host, "maintenance", "leaving maintenance mode (entered by an earlier run)")
+                        try:
+                            await exit_maintenance(plan, host, ctx.runlog)
+                        except (RebootError, TransportError) as exc:
+                            current.errors.append(f"{host}: could not leave maintenance mode: {exc}")
+            # the VMs this tool powered off come back (once)
+            vm_targets = {t.vm: t for t in ctx.targets if t.kind is TargetKind.GUEST and t.vm}
+            if off:
+                async with reboot_plan(keep_vms_off=False) as plan:
+                    for vm, host in sorted(off.items()):
+                        if plan.vcenter is None:
+                            current.errors.append(f"{vm}: powered off by an earlier run; no vCenter to power it on")
+                            continue
+                        hooks.on_progress(host, "power-on", f"powering on VM {vm}")
+                        try:
+                            await set_vm_power(plan, vm, host, "on", ctx.runlog)
+                            current.powered_on.append(vm)
+                        except Exception as exc:  # noqa: BLE001 - reported, the rest go on
+                            current.errors.append(f"{vm}: power on failed: {exc}")
+                back = [vm_targets[v] for v in current.powered_on if v in vm_targets]
+                applied = {(t, c) for t, c in applied if t not in {g.name for g in back}}
+                await _wait_reachable(back, ctx.make_transports, reboot_timeout, poll_s)
+                if not current.powered_on:
+                    break
+                continue
+            # guests whose change waits for a VM reboot, on a host that stays up
+            guests = sorted(n for n, entry in book.items() if names[n].kind is TargetKind.GUEST
+                            and entry.awaiting_reboot and n in live and n not in failed_here)
+            if guests:
+                async with reboot_plan(keep_vms_off=False) as plan:
+                    # a VM device/configuration change needs a power cycle (vCenter); a guest OS change a reboot
+                    cycle = [g for g in guests if plan.vcenter is not None and names[g].vm
+                             and any(p.reboot is RebootKind.VM_POWER_OFF for p in book[g].awaiting_reboot)]
+                    current.rebooted = await reboot_hosts(plan, [g for g in guests if g not in cycle],
+                                                          batch=max(batch, len(guests)), runlog=ctx.runlog,
+                                                          on_progress=hooks.on_progress)
+                    for g in cycle:
+                        vm, host = names[g].vm or g, names[g].host
+                        hooks.on_progress(g, "power-cycle", f"power cycling VM {vm} (its change needs it)")
+                        try:
+                            await set_vm_power(plan, vm, host, "off", ctx.runlog)
+                            await set_vm_power(plan, vm, host, "on", ctx.runlog)
+                            current.powered_on.append(vm)
+                            current.rebooted[g] = RebootOutcome(g, True, "power cycled")
+                        except Exception as exc:  # noqa: BLE001 - reported, the rest go on
+                            current.errors.append(f"{vm}: power cycle failed: {exc}")
+                await _wait_reachable([names[g] for g in cycle], ctx.make_transports, reboot_timeout, poll_s)
+                rebooted_last = {g: _awaited(g, book[g]) for g, outcome in current.rebooted.items() if outcome.ok}
+                failed_here.update(g for g, outcome in current.rebooted.items() if not outcome.ok)
+                applied = {(t, c) for t, c in applied if t not in rebooted_last}
+                if not rebooted_last:
+                    break
+                continue
+            break
+        if rounds and to_verify:  # the loop ended with reboots still unjudged: say so in the ledger
+            verdicts = _verdicts(rounds[-1].report)
+            for host, waiting in to_verify.items():
+                failing = sorted({item[2] for item in waiting if _verdict(verdicts, item) != "pass"})
+                record_verification(ctx.runlog, host, not failing, failing)
+        return rounds
+
+    try:
+        return await _rounds()
+    finally:
+        # whatever ended the run: the VMs this tool powered off come back, or are named
+        book = ledger()
+        off = vms_off(book)
+        still = list(off)
+        if off and reboot:
+            async with reboot_plan(keep_vms_off=False) as plan:
+                powered, still = await restore_vms(plan, off, ctx.runlog, hooks.on_progress)
+            if rounds:
+                rounds[-1].powered_on.extend(powered)
+        # off by this tool on a host this run could not identify (it did not answer): named, never acted on
+        still += unconfirmed_vms_off(ledger(scoped=False), book, ctx.targets, set(live))
+        if rounds:
+            rounds[-1].vms_off = list(still)
+        hooks.on_vms_still_off(list(still))
 
 
 def _awaited(owner: str, entry: Any) -> list[tuple[str, str, str]]:

@@ -230,6 +230,7 @@ PROBES: dict[str, Probe] = {
         ),
         # Linux guest / bare metal
         Probe("boot_id", LINUXY, _const("cat /proc/sys/kernel/random/boot_id"), "boot_id"),
+        Probe("machine_id", LINUXY, _const("cat /etc/machine-id"), "machine_id"),
         Probe("ofed_info", LINUXY, _const("ofed_info -s"), "ofed_info"),
         Probe("ibv_devinfo", LINUXY, _const("ibv_devinfo"), "ibv_devinfo", answer_exits=(255,)),
         Probe("rdma_link", LINUXY, _const("rdma link show"), "rdma_link"),

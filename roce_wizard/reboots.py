@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from roce_wizard.ledger_scope import identities_in_run, run_identities, scope_events, scoped_names
 from roce_wizard.model import RebootKind, Target, TargetKind
 from roce_wizard.parsers.base import ParseError
 from roce_wizard.parsers.esxi import parse_esxi_uptime
@@ -65,6 +66,7 @@ class PendingItem:
     since: float  # when it was recorded (epoch seconds)
     boot_before: str | None = None  # the boot identity last seen before it
     booted_over: bool = False  # the target booted after it was recorded (not yet seen current)
+    run: str | None = None  # the run that recorded it (its directory name)
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "reboot": self.reboot.value, "since": _iso(self.since)}
@@ -81,6 +83,8 @@ class RebootRecord:
     error: str | None = None
     reasons: list[str] = field(default_factory=list)
     via: str | None = None  # "vcenter", "esxcli", "ssh"
+    run: str | None = None  # the run that asked for it
+    system_id: str | None = None  # the machine that run saw under this name (RW003)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -99,6 +103,9 @@ class HostLedger:
     history: list[RebootRecord] = field(default_factory=list)
     in_maintenance: bool = False  # entered by this tool and not yet left
     powered_off_vms: list[str] = field(default_factory=list)  # by this tool, not yet powered on
+    powered_off_at: dict[str, float] = field(default_factory=dict)  # VM -> when this tool powered it off
+    powered_off_run: dict[str, str] = field(default_factory=dict)  # VM -> the run that powered it off
+    system_id: str | None = None  # the machine last seen under this name (RW003: SMBIOS UUID / machine-id)
 
     @property
     def awaiting_reboot(self) -> list[PendingItem]:
@@ -115,7 +122,9 @@ class HostLedger:
                 "boot_seen_at": _iso(self.boot_seen_at) if self.boot_seen_at else None,
                 "pending": [p.to_dict() for p in self.pending], "history": [r.to_dict() for r in self.history],
                 "in_maintenance": self.in_maintenance, "powered_off_vms": list(self.powered_off_vms),
-                "reboots": self.reboots}
+                "powered_off": [{"vm": vm, "since": _iso(self.powered_off_at[vm]) if vm in self.powered_off_at
+                                 else None, "run": self.powered_off_run.get(vm)} for vm in self.powered_off_vms],
+                "system_id": self.system_id, "reboots": self.reboots}
 
 
 def _iso(ts: float) -> str:
@@ -140,6 +149,8 @@ def ledger_from_events(events: Iterable[dict[str, Any]],
     or was seen booting. `aliases` maps a VM's vCenter name to its guest target's name (a change made
     through vCenter for a VM is that guest's)."""
     aliases = aliases or {}
+    events = list(events)
+    identity = run_identities(events)
     ledgers: dict[str, HostLedger] = {}
     boot_epoch: dict[str, float] = {}  # ESXi: the boot moment last seen
     open_record: dict[str, RebootRecord] = {}
@@ -157,6 +168,7 @@ def ledger_from_events(events: Iterable[dict[str, Any]],
 
     for event in events:
         kind, name, ts = event.get("type"), event.get("target"), event.get("ts") or 0.0
+        run = str(event.get("run")) if event.get("run") else None
         if not isinstance(name, str) or not name:
             continue
         if kind == "finding":
@@ -166,6 +178,7 @@ def ledger_from_events(events: Iterable[dict[str, Any]],
                 if boot is None:
                     continue
                 ledger = of(name)
+                ledger.system_id = identity.get((run or "", name), ledger.system_id)
                 if epoch is not None:
                     booted(ledger, epoch)
                     boot_epoch[name] = epoch
@@ -187,7 +200,7 @@ def ledger_from_events(events: Iterable[dict[str, Any]],
             if check == "RW214" and status in ("fail", "warn"):
                 if not any(p.check == "RW214" and not p.booted_over for p in ledger.pending):
                     ledger.pending.append(PendingItem("RW214", name, RebootKind.HOST, str(event.get("summary") or ""),
-                                                      ts, ledger.boot_id))
+                                                      ts, ledger.boot_id, run=run))
             elif status == "pass":
                 # done: the check passes on a boot newer than the change (RW214 passing: nothing is pending)
                 keep = [p for p in ledger.pending
@@ -213,11 +226,11 @@ def ledger_from_events(events: Iterable[dict[str, Any]],
             check, reason = str(event.get("check") or ""), str(event.get("description") or "")
             # one item per change (a plan over several VMs has a step, and an item, per VM)
             ledger.pending = [p for p in ledger.pending if (p.check, p.reason) != (check, reason)]
-            ledger.pending.append(PendingItem(check, name, reboot_kind, reason, ts, ledger.boot_id))
+            ledger.pending.append(PendingItem(check, name, reboot_kind, reason, ts, ledger.boot_id, run=run))
         elif kind == "reboot-requested":
             ledger = of(name)
             record = RebootRecord(ts, boot_id_before=event.get("boot_before"), reasons=list(event.get("reasons") or []),
-                                  via=event.get("via"))
+                                  via=event.get("via"), run=run, system_id=identity.get((run or "", name)))
             ledger.history.append(record)
             open_record[name] = record
         elif kind == "host-down" and name in open_record:
@@ -249,8 +262,13 @@ def ledger_from_events(events: Iterable[dict[str, Any]],
                 ledger = of(host)
                 if event.get("state") == "off" and name not in ledger.powered_off_vms:
                     ledger.powered_off_vms.append(name)
+                    ledger.powered_off_at[name] = ts
+                    if run:
+                        ledger.powered_off_run[name] = run
                 elif event.get("state") == "on" and name in ledger.powered_off_vms:
                     ledger.powered_off_vms.remove(name)
+                    ledger.powered_off_at.pop(name, None)
+                    ledger.powered_off_run.pop(name, None)
             if event.get("state") == "on":
                 # a VM's device and configuration changes take effect at its power-on (and its guest boots)
                 word = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
@@ -294,14 +312,36 @@ def run_dirs(base: Path | None = None) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir() and (p / "events.jsonl").exists())
 
 
-def build_ledger(base: Path | None = None, aliases: Mapping[str, str] | None = None) -> dict[str, HostLedger]:
-    """The ledger of every host, from every run under the state dir (oldest first); `aliases` as in
-    `ledger_from_events` (`vm_aliases(targets)`)."""
+def all_events(base: Path | None = None) -> list[dict[str, Any]]:
+    """Every run's events, oldest first, each tagged with its run (the run directory's name)."""
     events: list[dict[str, Any]] = []
     for run in run_dirs(base):
-        events.extend(read_events(run))
+        events.extend({**e, "run": run.name} for e in read_events(run))
     events.sort(key=lambda e: e.get("ts") or 0.0)  # runs can overlap (a doctor while a fix runs)
+    return events
+
+
+def build_ledger(base: Path | None = None, aliases: Mapping[str, str] | None = None, *,
+                 identities: Mapping[str, str] | None = None,
+                 scoped: Iterable[str] | None = None) -> dict[str, HostLedger]:
+    """The ledger of every host, from every run under the state dir (oldest first); `aliases` as in
+    `ledger_from_events` (`vm_aliases(targets)`). With `identities` (target -> the machine identity read
+    now) only the events of runs that saw those same machines count for the `scoped` targets
+    (`ledger_scope.scope_events`): another cluster's hosts with the same names are not these."""
+    events = all_events(base)
+    if identities is not None:
+        events, _ = scope_events(events, aliases or {}, identities, scoped if scoped is not None else identities)
     return ledger_from_events(events, aliases)
+
+
+def scoped_ledger(base: Path | None, run: str, targets: list[Target]) -> dict[str, HostLedger]:
+    """The ledger of the inventory's machines as run `run` saw them (its RW003 identities): what `fix`
+    acts on and reports. Hosts and guests whose identity that run did not read have no entry."""
+    events = all_events(base)
+    aliases = vm_aliases(targets)
+    events, _ = scope_events(events, aliases, identities_in_run(events, run), scoped_names(targets), run)
+    names = {t.name for t in targets}
+    return {n: v for n, v in ledger_from_events(events, aliases).items() if n in names}
 
 
 def vm_aliases(targets: Iterable[Target]) -> dict[str, str]:
@@ -357,6 +397,27 @@ async def read_boot(transport: Transport, target: Target, timeout: float = 30.0)
         return _Boot(boot)
     finally:
         await session.close()
+
+
+async def read_system_id(transport: Transport, target: Target, timeout: float = 30.0) -> str | None:
+    """Which machine answers under the target's name, asked now, as RW003 records it (the ESXi host's
+    SMBIOS UUID from hostsummary, a Linux installation's /etc/machine-id); None when it cannot tell."""
+    from roce_wizard.parsers.esxi import parse_esxi_host_summary  # noqa: PLC0415
+    from roce_wizard.parsers.linux import parse_machine_id  # noqa: PLC0415
+
+    session = await transport.session(target)
+    try:
+        esxi = target.kind is TargetKind.ESXI
+        result = await session.run("vim-cmd hostsvc/hostsummary" if esxi else "cat /etc/machine-id", timeout=timeout)
+    finally:
+        await session.close()
+    try:
+        if esxi:
+            uuid = parse_esxi_host_summary(result.stdout).get("uuid")
+            return "uuid:" + uuid.strip().lower() if isinstance(uuid, str) and uuid.strip() else None
+        return "machine-id:" + parse_machine_id(result.stdout)["machine_id"]
+    except ParseError:
+        return None
 
 
 async def _run(transport: Transport, target: Target, command: str, timeout: float) -> str:
@@ -562,6 +623,17 @@ async def resume_interrupted(plan: RebootPlan, book: Mapping[str, HostLedger], *
                     progress(name, HostState.FAILED, message)
                     return RebootOutcome(name, False, message)
                 await asyncio.sleep(plan.poll_s)
+        try:
+            machine = await read_system_id(transport, target, min(plan.command_timeout, 30.0))
+        except (TransportError, OSError):
+            machine = None
+        if record.system_id is None or machine != record.system_id:
+            # another machine under that name (another cluster's ledger), or one the run could not tell:
+            # the interrupted reboot is not this host's, and nothing is recorded for it here
+            progress(name, HostState.OK, f"the interrupted reboot of {name} (run {record.run or '?'}) was of "
+                     f"another machine ({record.system_id or 'unidentified'}; this one is {machine or 'unknown'}):"
+                     " not resumed")
+            return RebootOutcome(name, False, "another machine's interrupted reboot")
         rebooted = (boot.uptime_s < time.time() - record.requested_at if boot.uptime_s is not None
                     else record.boot_id_before is not None and boot.identity != record.boot_id_before)
         if runlog is not None:

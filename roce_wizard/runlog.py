@@ -20,6 +20,7 @@ import os
 import queue
 import re
 import secrets
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -157,18 +158,68 @@ class RunLog:
         return read_events(self.path)
 
 
+# files already reported as torn (each is said once per process: the ledger reads every run many times)
+_TORN_SAID: set[str] = set()
+torn_warnings: list[str] = []  # what was said, for a front end that shows it its own way
+
+
+def _say_torn(path: Path, what: str) -> None:
+    key = str(path)
+    if key in _TORN_SAID:
+        return
+    _TORN_SAID.add(key)
+    message = f"{path}: {what} (the tool was stopped mid-write?): ignored"
+    torn_warnings.append(message)
+    # a plain line on stderr: the CLI's stdout (--json) stays clean and nothing is raised
+    sys.stderr.write(f"warning: {message}\n")
+
+
 def read_events(run_dir: Path) -> list[dict[str, Any]]:
-    """Events of a run; a torn last line (the tool was killed mid-write) is ignored."""
-    out = []
+    """Events of a run. A torn line of any kind (cut inside a UTF-8 character or a JSON object, NUL
+    padding a crash left) is skipped and said once, naming the file: a crash mid-write must never
+    cost the user the later runs that fold every log (the reboot ledger, export)."""
+    out: list[dict[str, Any]] = []
     path = run_dir / "events.jsonl"
-    if not path.exists():
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
+    except OSError as exc:
+        _say_torn(path, f"unreadable ({exc.strerror or exc})")
+        return out
+    torn = 0
+    for raw in data.split(b"\n"):
+        padded = b"\x00" in raw  # NUL padding: the file was extended but the write never landed
+        raw = raw.replace(b"\x00", b"").strip()
+        event: Any = None
+        if raw:
+            try:
+                event = json.loads(raw.decode("utf-8"))
+            except ValueError:  # UnicodeDecodeError and JSONDecodeError both
+                event = None
+        if isinstance(event, dict):
+            out.append(event)
+        elif raw or padded:
+            torn += 1
+    if torn:
+        _say_torn(path, f"{torn} torn or unreadable line{'s' if torn != 1 else ''} in events.jsonl")
     return out
+
+
+def read_json_file(path: Path) -> Any:
+    """A JSON file the tool wrote (results.json): None when missing; None (said once) when torn."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        _say_torn(path, f"unreadable ({exc.strerror or exc})")
+        return None
+    try:
+        return json.loads(data.rstrip(b"\x00").decode("utf-8"))
+    except ValueError:
+        _say_torn(path, "torn or not JSON")
+        return None
 
 
 def previous_results(base: Path | None = None, exclude: Path | None = None) -> tuple[Path, dict[str, Any]] | None:
@@ -181,10 +232,9 @@ def previous_results(base: Path | None = None, exclude: Path | None = None) -> t
             continue
         results = run / "results.json"
         if results.exists():
-            try:
-                return run, json.loads(results.read_text(encoding="utf-8"))
-            except json.JSONDecodeError:
-                continue
+            loaded = read_json_file(results)
+            if isinstance(loaded, dict):
+                return run, loaded
     return None
 
 

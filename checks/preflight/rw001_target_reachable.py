@@ -17,6 +17,8 @@ Why it matters
 
 How to fix by hand
     DNS:               getent hosts <address>   (fix the inventory address, or DNS / /etc/hosts)
+    VM powered off by roce-wizard (a `fix --reboot` that did not finish): `roce-wizard fix --reboot`
+                       powers it back on (or power it on in vCenter); the finding says when it went off
     refused:           ESXi: start the SSH service (vSphere Client > host > Configure > Services >
                        SSH > Start, or DCUI > Troubleshooting Options > Enable SSH);
                        Linux: systemctl enable --now sshd; check the port in the inventory
@@ -178,6 +180,13 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                         observed={"error_kind": kind, "message": message, "command": command},
                         expected="connected", evidence=ev, fix=fix, details={"error_kind": kind})]
     summary, fix = _diagnosis(kind, conn, facts)
+    off = facts.get("tool_vm_power") or {}
+    if off.get("state") == "off":
+        # the tool itself powered this guest's VM off (the reboot ledger, handed in as a fact): that is why
+        vm = str(off.get("vm") or "")
+        summary = (f"{summary}: its VM {vm} is powered off (by roce-wizard at {off.get('since') or '?'}"
+                   f"{', for the reboot of ' + str(off['host']) if off.get('host') else ''})")
+        fix = f"roce-wizard fix --reboot  # powers it back on (or power on VM {vm} in vCenter)"
     return [Finding(check=CHECK.code, status=Status.ERROR, target=facts.target_name, summary=summary,
                     observed={"error_kind": kind, "message": message}, expected="connected",
                     evidence=ev, fix=fix, details={"error_kind": kind})]

@@ -5,6 +5,9 @@ What it checks
     `vim-cmd hostsvc/hostsummary` → bootTime. Linux (guest or bare metal):
     `cat /proc/sys/kernel/random/boot_id` (a UUID that changes on every boot).
     Pass when one of them was read; the engine turns uptime into a boot time (now − uptime).
+    Which machine answered rides along (details.system_id): the ESXi host's SMBIOS UUID
+    (hostsummary hardware.uuid) or the Linux installation's /etc/machine-id. The reboot ledger
+    keys on it, not on the name: every site has an esx-01.
 
 Why it matters
     A reboot is "done" only when the boot identity changed and a re-check shows the new value as
@@ -33,14 +36,28 @@ CHECK = Check(
     target=(TargetKind.ESXI, TargetKind.GUEST, TargetKind.LINUX),
     severity=Severity.FAIL,
     probes=(),
-    optional_probes=("esxi_uptime", "esxi_host_summary", "boot_id"),
+    optional_probes=("esxi_uptime", "esxi_host_summary", "boot_id", "machine_id"),
     fix_hint="make `esxcli system stats uptime get` / `cat /proc/sys/kernel/random/boot_id` readable",
 )
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
 
+def system_id(facts: Facts) -> str | None:
+    """Which machine answered: the ESXi host's SMBIOS UUID (hostsummary hardware.uuid) or the Linux
+    installation's /etc/machine-id. The reboot ledger keys on it: host names repeat across sites."""
+    uuid = (facts.get("esxi_host_summary") or {}).get("uuid")
+    if isinstance(uuid, str) and uuid.strip():
+        return "uuid:" + uuid.strip().lower()
+    machine = (facts.get("machine_id") or {}).get("machine_id")
+    if isinstance(machine, str) and machine:
+        return "machine-id:" + machine
+    return None
+
+
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    machine = system_id(facts)
+    identity = {"system_id": machine} if machine else {}
     uptime = (facts.get("esxi_uptime") or {}).get("uptime_us")
     boot_time = (facts.get("esxi_host_summary") or {}).get("boot_time")
     boot_id = (facts.get("boot_id") or {}).get("boot_id")
@@ -54,11 +71,13 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         probes = tuple(p for p, v in (("esxi_uptime", uptime), ("esxi_host_summary", boot_time)) if v is not None)
         return [good(CHECK, facts, "boot identity known: " + ", ".join(parts), observed=observed,
                      expected="uptime or boot time readable", probes=probes,
-                     excerpt=excerpt(facts.raw.get(probes[0]), r"\d{4,}|boot", limit=2), details=observed)]
+                     excerpt=excerpt(facts.raw.get(probes[0]), r"\d{4,}|boot", limit=2),
+                     details={**observed, **identity})]
     if isinstance(boot_id, str) and _UUID.match(boot_id.strip()):
         return [good(CHECK, facts, f"boot id {boot_id.strip()}", observed=boot_id.strip(),
                      expected="a boot id UUID", probes=("boot_id",),
-                     excerpt=excerpt(facts.raw.get("boot_id"), r"[0-9a-f]{8}-"), details={"boot_id": boot_id.strip()})]
+                     excerpt=excerpt(facts.raw.get("boot_id"), r"[0-9a-f]{8}-"),
+                     details={"boot_id": boot_id.strip(), **identity})]
     # neither readable: say why, from whatever we have
     reasons = [f"{p}: {f.reason}" for p, f in facts.failures.items() if p in CHECK.optional_probes]
     if boot_id:

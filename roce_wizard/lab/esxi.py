@@ -27,7 +27,6 @@ import csv
 import io
 import re
 import time
-import uuid
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -1056,7 +1055,7 @@ def esxcfg_nics(ctx: Ctx, argv: list[str]) -> Reply:
 
 
 def _host_summary(world: World, host: EsxiHost) -> str:
-    uid = uuid.uuid5(uuid.NAMESPACE_DNS, f"{host.name}.lab")
+    uid = host.system_uuid
     up_s = int(host.uptime_us() / 1_000_000)
     rr = "true" if host.reboot_required() else "false"
     mm = "true" if host.maintenance_mode else "false"
@@ -1068,7 +1067,7 @@ def _host_summary(world: World, host: EsxiHost) -> str:
       uuid = "{uid}",
       otherIdentifyingInfo = (vim.host.SystemIdentificationInfo) [
          (vim.host.SystemIdentificationInfo) {{
-            identifierValue = "LAB{zlib.crc32(host.name.encode()) % 10**7:07d}",
+            identifierValue = "LAB{zlib.crc32(host.system_uuid.encode()) % 10**7:07d}",
             identifierType = (vim.ElementDescription) {{
                label = "Service tag",
                summary = "Service tag of the system",

@@ -2336,6 +2336,7 @@ def files(world: World, guest_name: str) -> dict[str, str]:
     if "RW003" not in guest.faults:
         out["/proc/sys/kernel/random/boot_id"] = guest.boot_id + "\n"
     out["/etc/os-release"] = _os_release(guest)
+    out["/etc/machine-id"] = guest.machine_id + "\n"
     out["/etc/redhat-release"] = guest.os_release + "\n"
     out["/etc/hostname"] = guest.name + "\n"
     out["/proc/sys/kernel/hostname"] = guest.name + "\n"

@@ -531,7 +531,7 @@ class Lab:
                 target.up = False
             await self._close(member)
         self.save_state()
-        await asyncio.sleep(self.world.reboot_delay_s)
+        await asyncio.sleep(self.world.reboot_delays.get(name, self.world.reboot_delay_s))
         for member in group:
             target = self._target(member)
             if isinstance(target, EsxiHost):

@@ -238,6 +238,8 @@ def vsphere_view(world: World) -> dict[str, Any]:
             "pnics": [{"device": n.name, "pci": pf_id(host.cards[n.card].pci(n.port)), "mac": n.mac,
                        "speed_mbps": host.cards[n.card].speed_mbps, "driver": n.driver} for n in host.vmnics],
             "pfs": pfs,
+            # a host whose reboot the lab stretches (World.reboot_delays): vCenter sees it down as long
+            **({"reboot_delay_s": world.reboot_delays[host.name]} if host.name in world.reboot_delays else {}),
         }
     vms = {}
     for vm in world.vms.values():
@@ -270,7 +272,7 @@ def vsphere_view(world: World) -> dict[str, Any]:
 
 
 Path_ = tuple[str, ...]
-_STATIC = {"pnics", "vmnic", "device_id", "device_name", "host", "memory_mb", "cpus"}
+_STATIC = {"pnics", "vmnic", "device_id", "device_name", "host", "memory_mb", "cpus", "reboot_delay_s"}
 
 
 def flatten(view: dict[str, Any]) -> dict[Path_, Any]:

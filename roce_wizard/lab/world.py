@@ -102,6 +102,9 @@ class EsxiHost:
     boot_time: float = field(default_factory=time.time)
     boot_count: int = 1
     up: bool = True
+    # the SMBIOS system UUID (hostsummary hardware.uuid): one per machine, never derived from the name,
+    # so that two labs with the same host names are two different clusters, as two sites are
+    system_uuid: str = field(default_factory=lambda: str(uuid.uuid4()))
     esxi_version: str = "7.0.2"
     esxi_build: str = "17867351"
     cards: list[Card] = field(default_factory=list)
@@ -185,6 +188,7 @@ class Guest:
     vm: str | None  # None for bare metal
     ssh_port: int = 0
     boot_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    machine_id: str = field(default_factory=lambda: uuid.uuid4().hex)  # /etc/machine-id: per installation
     boot_count: int = 1
     up: bool = True
     os_release: str = "Red Hat Enterprise Linux 8.4 (Ootpa)"
@@ -264,6 +268,7 @@ class World:
     vcenter: VCenter | None = None
     policy: dict[str, Any] = field(default_factory=dict)  # DOMAIN §2 values the world was built to
     reboot_delay_s: float = 2.0  # how long a rebooting host stays unreachable
+    reboot_delays: dict[str, float] = field(default_factory=dict)  # per target, overrides reboot_delay_s
     scenario: str = "healthy"
     faults: list[tuple[str, str]] = field(default_factory=list)  # (code, target) as injected
 

@@ -757,6 +757,24 @@ def sniff_boot_id(text: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# /etc/machine-id (machine-id(5): 32 lowercase hex digits and a newline, one per installation)
+
+_MACHINE_ID = re.compile(r"^\s*([0-9a-fA-F]{32})\s*$")
+
+
+def parse_machine_id(text: str) -> Facts:
+    body = body_lines(text, ("cat",))
+    if len(body) != 1 or not _MACHINE_ID.match(body[0]):
+        raise ParseError("machine_id", "expected one line of 32 hex digits (machine-id(5))", None)
+    return {"machine_id": body[0].strip().lower()}
+
+
+def sniff_machine_id(text: str) -> int:
+    body = body_lines(text, ("cat",))
+    return 60 if len(body) == 1 and _MACHINE_ID.match(body[0]) else 0
+
+
+# ---------------------------------------------------------------------------------------------
 # tool presence probe:
 #   for t in …; do if command -v "$t" >/dev/null 2>&1; then echo "present $t $(command -v "$t")";
 #   else echo "missing $t"; fi; done
@@ -807,6 +825,7 @@ PARSERS: dict[str, Parser] = {
     "lspci_vvv": Parser("lspci_vvv", parse_lspci_vvv, sniff_lspci_vvv,
                         "lspci -vvv -s: SR-IOV capability, PCIe link, driver"),
     "boot_id": Parser("boot_id", parse_boot_id, sniff_boot_id, "/proc/sys/kernel/random/boot_id"),
+    "machine_id": Parser("machine_id", parse_machine_id, sniff_machine_id, "/etc/machine-id: the installation's id"),
     "tool_presence": Parser("tool_presence", parse_tool_presence, sniff_tool_presence,
                             "`command -v` probe: present/missing tools"),
 }

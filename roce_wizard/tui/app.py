@@ -296,8 +296,13 @@ class WizardApp(App[int]):
             def on_progress(host: str, state: Any, note: str) -> None:
                 self.post_message(msg.RebootProgress(host, getattr(state, "value", str(state)), note))
 
+            def on_vms_still_off(off: list[Any]) -> None:  # a VM this tool powered off could not come back
+                for item in off:
+                    self.post_message(msg.WorkFailed("fix everything", item.line()))
+
             hooks = RoundHooks(on_report=on_report, on_step=lambda step: self.post_message(msg.FixStepDone(step)),
-                               on_progress=on_progress, confirm=lambda current: True)
+                               on_progress=on_progress, confirm=lambda current: True,
+                               on_vms_still_off=on_vms_still_off)
             self.post_message(msg.ChecksStarted([t.name for t in targets], "fix everything"))
             rounds = await fix_until_ready(ctx, reboot=True, batch=self.reboot_batch,
                                            power_off_vms=include_disruptive,
@@ -322,6 +327,9 @@ class WizardApp(App[int]):
             powered = [vm for r in rounds for vm in r.powered_on]
             if powered:
                 lines.append("VMs powered on again: " + ", ".join(powered))
+            still_off = rounds[-1].vms_off if rounds else []
+            failed += still_off
+            lines.extend(item.line() for item in still_off)
             if last is not None:
                 lines.append(summary_line(last))
             self.post_message(msg.FixAllFinished(lines, not failed and last is not None and last.exit_code == 0))

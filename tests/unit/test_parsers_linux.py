@@ -16,7 +16,7 @@ from tests.conftest import corpus_files, corpus_text
 ALL_SNIFFERS = {**rdma.PARSERS, **linux.PARSERS}
 CORPUS_KINDS = ("ip_link_vf", "ethtool_pause", "ethtool_stats", "mlnx_qos", "linux_dmesg", "lspci_list",
                 "lspci_vvv")
-KINDS = CORPUS_KINDS + ("ip_json", "boot_id", "tool_presence")
+KINDS = CORPUS_KINDS + ("ip_json", "boot_id", "machine_id", "tool_presence")
 
 
 def parse(kind: str, text: str) -> dict:
@@ -489,3 +489,14 @@ def test_garbage_raises_parse_error(kind):
 def test_garbage_sniffs_zero(kind):
     assert linux.PARSERS[kind].sniff(GARBAGE) == 0
     assert linux.PARSERS[kind].sniff("") == 0
+
+
+def test_machine_id_one_line_of_32_hex_digits():
+    from roce_wizard.parsers.linux import parse_machine_id
+
+    # machine-id(5): 32 lower-case hexadecimal characters and a newline (systemd's own example value)
+    assert parse_machine_id("b08dfa6083e7567a1921a715000001fb\n") == {"machine_id": "b08dfa6083e7567a1921a715000001fb"}
+    for bad in ("", "cat: /etc/machine-id: No such file or directory\n", "b08dfa60-83e7-567a-1921-a715000001fb\n",
+                "b08dfa6083e7567a1921a715000001fb\nextra\n"):
+        with pytest.raises(ParseError):
+            parse_machine_id(bad)

@@ -154,3 +154,43 @@ def test_a_vm_change_planned_on_vcenter_is_done_when_that_vm_passes_after_its_po
     book = ledger_from_events(events)
     assert [p.reason for p in book["vcenter"].pending] == ["latency high on compute-02"]
     assert book["vcenter"].state is HostState.PENDING
+
+
+def _run_with(tmp_path, sid: str, *events: dict) -> str:
+    """A fix run on a machine whose RW003 reported `sid`, then `events`."""
+    run = RunLog.create(tmp_path, kind="fix")
+    run.event("finding", target="esx-01", check="RW003", status="pass",
+              details={"uptime_us": 86_400_000_000, "system_id": sid})
+    for e in events:
+        run.event(e.pop("type"), **e)
+    run.close()
+    return run.path.name
+
+
+def test_the_ledger_is_scoped_to_the_machine_not_the_name(tmp_path):
+    """Issue 11 item 11: another site's esx-01 waits for a reboot; this one does not, and never inherits it."""
+    site_a = _run_with(tmp_path, "uuid:aaaa", {"type": "fix-step", "target": "esx-01", "check": "RW209",
+                                                 "exit_status": 0, "reboot": "host", "description": "pfctx"},
+                       {"type": "vm-power", "target": "compute-01", "host": "esx-01", "state": "off"})
+    site_b = _run_with(tmp_path, "uuid:bbbb")
+    # unscoped (the old fold): B's esx-01 inherits A's change and A's powered-off VM
+    assert build_ledger(tmp_path)["esx-01"].awaiting_reboot
+    # scoped to what B's run read live: nothing waits, nothing is off
+    entry = build_ledger(tmp_path, identities={"esx-01": "uuid:bbbb"}, scoped={"esx-01"})["esx-01"]
+    assert entry.awaiting_reboot == [] and entry.powered_off_vms == [] and entry.system_id == "uuid:bbbb"
+    # a host not identified now keeps nothing (nothing unconfirmed is acted on)
+    assert "esx-01" not in build_ledger(tmp_path, identities={}, scoped={"esx-01"})
+    # scoped to A's machine: its item, with the run that recorded it and when its VM went off
+    entry = build_ledger(tmp_path, identities={"esx-01": "uuid:aaaa"}, scoped={"esx-01"})["esx-01"]
+    assert [(p.check, p.run) for p in entry.awaiting_reboot] == [("RW209", site_a)]
+    assert entry.to_dict()["powered_off"][0]["run"] == site_a
+    assert site_b != site_a
+
+
+def test_runs_group_into_clusters_by_the_machines_they_saw(tmp_path):
+    from roce_wizard.ledger_scope import clusters
+    from roce_wizard.reboots import all_events
+
+    a1, b1, a2 = (_run_with(tmp_path, "uuid:aaaa"), _run_with(tmp_path, "uuid:bbbb"), _run_with(tmp_path, "uuid:aaaa"))
+    groups = {tuple(sorted(runs)): ids for runs, ids in clusters(all_events(tmp_path))}
+    assert groups == {tuple(sorted((a1, a2))): {"esx-01": "uuid:aaaa"}, (b1,): {"esx-01": "uuid:bbbb"}}

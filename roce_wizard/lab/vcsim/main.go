@@ -99,7 +99,8 @@ type HostView struct {
 	MaintenanceMode bool               `json:"maintenance_mode"`
 	PowerPolicy     string             `json:"power_policy"` // as ESXi's /Power/CpuPolicy names it
 	PendingOther    bool               `json:"pending_other"`
-	RebootRequired  bool               `json:"reboot_required"` // output only: summary.rebootRequired
+	RebootRequired  bool               `json:"reboot_required"`          // output only: summary.rebootRequired
+	RebootDelayS    *float64           `json:"reboot_delay_s,omitempty"` // input only: this host's own reboot delay
 	Pnics           []PnicView         `json:"pnics,omitempty"`
 	PFs             map[string]*PFView `json:"pfs"`
 }
@@ -257,6 +258,7 @@ type labHost struct {
 
 	bootCount    int
 	pendingOther bool
+	rebootDelay  *time.Duration // this host's reboot takes this long (else the lab's delay)
 	connected    bool
 	rebooting    int // the reboot under way (0: none); a boot pushed by the world ends it
 	reboots      int
@@ -402,8 +404,12 @@ func (l *lab) startReboot(ctx *simulator.Context, lh *labHost) {
 	lh.rebooting = reboot
 	lh.connected = false
 	lh.renderHost(ctx)
+	delay := l.delay()
+	if lh.rebootDelay != nil {
+		delay = *lh.rebootDelay
+	}
 	go func() {
-		time.Sleep(l.delay())
+		time.Sleep(delay)
 		ctx := simulator.SpoofContext()
 		lh.lockAll(ctx, func() {
 			if lh.rebooting != reboot { // the world booted the host meanwhile (POST /lab/update)
@@ -970,7 +976,9 @@ func (l *lab) vetPowerOn(ctx *simulator.Context, ref types.ManagedObjectReferenc
 	var reserved bool
 	var memory int32
 	var lh *labHost
+	var vmName string
 	ctx.WithLock(vm, func() {
+		vmName = vm.Name
 		cards = sriovCards(object.VirtualDeviceList(vm.Config.Hardware.Device))
 		memory = vm.Config.Hardware.MemoryMB
 		a := vm.Config.MemoryAllocation
@@ -978,8 +986,12 @@ func (l *lab) vetPowerOn(ctx *simulator.Context, ref types.ManagedObjectReferenc
 		lh = l.hostOfVM(vm)
 	})
 	if lh != nil {
-		var inside bool
-		readLocked(lh.hs, func() { inside = lh.hs.Runtime.InMaintenanceMode })
+		var inside, down bool
+		readLocked(lh.hs, func() { inside, down = lh.hs.Runtime.InMaintenanceMode, !lh.connected && lh.rebooting != 0 })
+		if down { // rebooting and not back: "not allowed in the current connection state of the host"
+			return withMessage(&types.HostNotConnected{}, fmt.Sprintf(
+				"host %s is not responding: VM %s cannot power on there", lh.name, vmName))
+		}
 		if inside {
 			return withMessage(&types.InvalidState{}, fmt.Sprintf(
 				"host %s is in maintenance mode: no VM powers on there", lh.name))
@@ -1149,6 +1161,10 @@ func reflectSelf(obj mo.Reference, ref types.ManagedObjectReference) {
 
 func (l *lab) addHost(name string, hs *simulator.HostSystem, hv *HostView) {
 	lh := &labHost{name: name, hs: hs, bootCount: hv.BootCount, pendingOther: hv.PendingOther, connected: hv.Connected}
+	if hv.RebootDelayS != nil {
+		d := time.Duration(*hv.RebootDelayS * float64(time.Second))
+		lh.rebootDelay = &d
+	}
 	if lh.bootCount == 0 {
 		lh.bootCount = 1
 	}

@@ -38,6 +38,12 @@ CASES: list[Case] = [
          target=BMC, summary_has="timed out"),
     *[Case("RW001", f"error-{kind}", Status.ERROR, facts=_conn(False, kind, msg), target=tgt, summary_has=has)
       for kind, msg, tgt, has in RW001_ERRORS],
+    # issue 11 item 12: the ledger says this tool powered the guest's VM off (vm_restore.vm_power_facts)
+    Case("RW001", "vm-powered-off-by-roce-wizard", Status.ERROR,
+         facts={**_conn(False, "refused", "[Errno 111] Connect call failed"),
+                "tool_vm_power": {"vm": "compute-01", "state": "off", "by": "roce-wizard",
+                                  "since": "2026-11-26 12:00:01", "host": "esx-01", "run": "20261126-120000-abcdef"}},
+         target=guest(), summary_has="its VM compute-01 is powered off (by roce-wizard at 2026-11-26 12:00:01"),
 ]
 
 # ------------------------------------------------------------------------------------------ RW002
@@ -161,3 +167,16 @@ def test_rw001_covers_every_target_kind() -> None:
     from tests.checkcases import CATALOG
 
     assert set(CATALOG["RW001"].meta.target_kinds) == set(TargetKind)
+
+
+def test_rw003_records_which_machine_answered() -> None:
+    """Issue 11 item 11: the reboot ledger keys on the machine (SMBIOS UUID / machine-id), not the name."""
+    summary = HOST_SUMMARY.replace("   runtime =", '   hardware = (vim.host.Summary.HardwareSummary) {\n'
+                                   '      uuid = "4c4c4544-0052-3910-8047-B4C04F4E3732",\n   },\n   runtime =')
+    [esx] = run_case(Case("RW003", "e", Status.PASS, {"esxi_uptime": "1813411468917\n", "esxi_host_summary": summary},
+                          target=esxi()))
+    assert esx.details["system_id"] == "uuid:4c4c4544-0052-3910-8047-b4c04f4e3732"
+    [linux] = run_case(Case("RW003", "l", Status.PASS, {"boot_id": "8c4f2a1e-3b7d-4e59-9a0c-2f6d1b8e7a43\n",
+                                                        "machine_id": "b08dfa6083e7567a1921a715000001fb\n"},
+                            target=guest()))
+    assert linux.details["system_id"] == "machine-id:b08dfa6083e7567a1921a715000001fb"
