@@ -110,6 +110,8 @@ def mlx_seed(**rows: tuple[str, str]) -> str:
 
 MLX_PENDING = mlx_seed(SRIOV_EN=("False(0)", "True(1)"), NUM_OF_VFS=("0", "16"))  # set, not yet rebooted
 MLX_15 = mlx_seed(NUM_OF_VFS=("15", "15"))  # trap: 15 is not > 8 + 7
+MLX_7 = mlx_seed(NUM_OF_VFS=("7", "7"))  # below vmnic2's 8: a per-PF ceiling too small for that port
+PER_PORT = Policy(num_of_vfs_rule="per_port")
 MLX_SRIOV_OFF = mlx_seed(SRIOV_EN=("False(0)", "False(0)"))  # trap: NUM_OF_VFS=16, SRIOV_EN False
 MLX_P2_IB = mlx_seed(LINK_TYPE_P2=("IB(1)", "IB(1)"))
 MLX_P2_PENDING = mlx_seed(LINK_TYPE_P2=("IB(1)", "ETH(2)"))
@@ -310,6 +312,16 @@ CASES: list[Case] = [
     Case("RW208", "trap-15-not-over-15", FAIL,
          {"mlxconfig_query": MLX_15, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
          target=esxi(), summary_has="NUM_OF_VFS=15 does not exceed 15"),
+    # DOMAIN §7: NUM_OF_VFS is a per-PF ceiling; the site's default rule still asks for Σ+1
+    Case("RW208", "per-port-15-covers-8-and-7", PASS,
+         {"mlxconfig_query": MLX_15, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
+         target=esxi(), policy=PER_PORT, summary_has="judged by per_port: the firmware covers every port"),
+    Case("RW208", "sum-rule-15-says-firmware-covers-every-port", FAIL,
+         {"mlxconfig_query": MLX_15, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
+         target=esxi(), summary_has="the firmware already covers every port"),
+    Case("RW208", "per-port-7-below-vmnic2", FAIL,
+         {"mlxconfig_query": MLX_7, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
+         target=esxi(), policy=PER_PORT, summary_has="below vmnic2=8"),
     Case("RW208", "trap-sriov-en-false", FAIL,
          {"mlxconfig_query": MLX_SRIOV_OFF, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
          target=esxi(), summary_has="SRIOV_EN is False although NUM_OF_VFS=16"),
@@ -463,6 +475,21 @@ def test_rw208_trap_15_raises_num_of_vfs_to_16():
     f = _worst("RW208-trap-15-not-over-15")
     assert f.fix.splitlines()[0] == rw208_fix(16)
     assert f.observed["card_entries"] == {"vmnic2": 8, "vmnic3": 7} and f.observed["sum"] == 15
+
+
+def test_rw208_says_which_rule_judged_and_plans_by_it():
+    f = _worst("RW208-sum-rule-15-says-firmware-covers-every-port")
+    assert f.observed["rule"] == "sum_plus_one" and f.observed["covers_every_port"] is True
+    assert f.observed["card_max"] is None and "maximum was not read" in f.summary
+    assert f.fix.splitlines()[0] == rw208_fix(16)
+    per_port = _worst("RW208-per-port-7-below-vmnic2")
+    assert per_port.observed["rule"] == "per_port" and per_port.observed["covers_every_port"] is False
+    assert per_port.fix.splitlines()[0] == rw208_fix(8)  # the largest entry, not Σ+1
+    case = next(c for c in CASES if c.id == "RW208-per-port-7-below-vmnic2")
+    plan = CATALOG["RW208"].plan_fix(build_facts(case), case.policy)
+    assert plan is not None and "NUM_OF_VFS=8" in plan.steps[0].command
+    # under the default rule the same 7 is below both: Σ+1 is planned
+    assert CATALOG["RW208"].evaluate(build_facts(case), Policy())[0].fix.splitlines()[0] == rw208_fix(16)
 
 
 def test_rw208_trap_sriov_en_false_sets_sriov_en():
