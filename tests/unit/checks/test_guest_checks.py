@@ -13,7 +13,7 @@ import json
 import pytest
 
 from roce_wizard.model import Finding, MissingFact, Policy, Status, TargetKind
-from tests.checkcases import CATALOG, Case, guest, run_case
+from tests.checkcases import CATALOG, Case, build_facts, guest, run_case
 from tests.conftest import corpus_text
 
 # ------------------------------------------------------------------------------------ seed copies
@@ -323,6 +323,10 @@ CASES: list[Case] = [
     # RW412 mlxconfig-linux
     Case("RW412", "cx4lx-8-vfs", Status.PASS, {"mlxconfig_query": MLXCFG_CX4LX, "sriov_numvfs": SRIOV_TOTAL_8},
          target=guest(kind=LINUX, netdev="enp6s0f1np1", pf_pci="0000:06:00.1", vfs=(8,))),
+    # DOMAIN §7: NUM_OF_VFS is per PF — 8 covers 8 VFs on one port and 7 on the other (not 15 summed)
+    Case("RW412", "cx4lx-8-per-pf-covers-8-and-7", Status.PASS,
+         {"mlxconfig_query": MLXCFG_CX4LX, "sriov_numvfs": SRIOV_TOTAL_8},
+         target=guest(kind=LINUX, netdev="enp6s0f1np1", pf_pci="0000:06:00.1", vfs=(8, 7))),
     Case("RW412", "cx4lx-too-few-vfs", Status.FAIL, {"mlxconfig_query": MLXCFG_CX4LX, "sriov_numvfs": SRIOV_TOTAL_8},
          target=guest(kind=LINUX, netdev="enp6s0f1np1", pf_pci="0000:06:00.1", vfs=(16,)),
          summary_has="NUM_OF_VFS 8 on"),
@@ -439,3 +443,10 @@ def test_rw411_without_a_tc_knob_passes_and_names_the_application_setting() -> N
     facts.failures["roce_tc_sysfs"] = ProbeFailure("roce_tc_sysfs", "timed out")
     with pytest.raises(MissingFact):
         CATALOG["RW411"].evaluate(facts, Policy())
+
+
+def test_rw412_judges_num_of_vfs_per_pf_not_summed():
+    case = next(c for c in CASES if c.id == "RW412-cx4lx-8-per-pf-covers-8-and-7")
+    f = next(f for f in run_case(case) if f.summary.startswith("RW208"))
+    assert f.status is Status.PASS and "8 VFs wanted per PF" in f.summary and "not summed over ports" in f.summary
+    assert CATALOG["RW412"].plan_fix(build_facts(case), case.policy) is None

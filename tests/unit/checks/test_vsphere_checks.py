@@ -292,12 +292,18 @@ def test_rw301_fails_when_vsphere_and_max_vfs_disagree():
     assert any(e.probe == "esxi_module_params" for e in bad[0].evidence)
 
 
-def test_rw301_fails_when_the_card_needs_more_vfs_than_firmware_leaves():
+def test_rw301_compares_each_pf_with_num_of_vfs_not_the_ports_summed():
+    # DOMAIN §7: NUM_OF_VFS is a per-PF ceiling. 8 + 7 = 15 VFs on the card with NUM_OF_VFS=15 (RW208
+    # passed it, e.g. under policy per_port): each PF is covered, nothing fails here
     mine = _findings("RW301-healthy")
     CATALOG["RW301"].compare(mine, [*mine, _rw208("esx-01", {"vmnic2": 8, "vmnic3": 7}, 15)])
+    assert all(f.status is PASS for f in mine)
+    # NUM_OF_VFS=7: the 8 VFs vSphere requests on vmnic2's PF exceed the ceiling; vmnic3's 7 do not
+    mine = _findings("RW301-healthy")
+    CATALOG["RW301"].compare(mine, [*mine, _rw208("esx-01", {"vmnic2": 8, "vmnic3": 7}, 7)])
     bad = [f for f in mine if f.status is FAIL]
-    assert {f.target for f in bad} == {"esx-01"} and len(bad) == 2
-    assert "NUM_OF_VFS=15" in bad[0].summary
+    assert [(f.target, f.subject) for f in bad] == [("esx-01", f"{PF1} (vmnic2)")]
+    assert "more than firmware NUM_OF_VFS=7 offers each PF" in bad[0].summary
 
 
 def test_rw301_leaves_a_failing_rw208_to_itself():
