@@ -253,7 +253,7 @@ CASES: list[Case] = [
          target=guest(**BM), summary_has="eth0 itself has MTU 1500"),
     Case("RW404", "rxe-1024-analyze", Status.FAIL,
          {"ibv_devinfo": corpus_text("ibv_devinfo/rxe-soft-roce-verbose-gid-compressed.txt")},
-         summary_has="some MTU on the path is < 4200"),
+         summary_has="this node's netdev MTU is < 4200 (active_mtu follows the local netdev only)"),
     Case("RW404", "seed004-port-down-not-judged", Status.SKIP,
          {"ibv_devinfo": SEED004_IBV_DEVINFO, "ibdev2netdev": SEED004_IBDEV2NETDEV},
          target=guest(kind=LINUX, netdev="ens1f1np1"), summary_has="RW403"),
@@ -450,3 +450,12 @@ def test_rw412_judges_num_of_vfs_per_pf_not_summed():
     f = next(f for f in run_case(case) if f.summary.startswith("RW208"))
     assert f.status is Status.PASS and "8 VFs wanted per PF" in f.summary and "not summed over ports" in f.summary
     assert CATALOG["RW412"].plan_fix(build_facts(case), case.policy) is None
+
+
+def test_rw404_never_sends_the_operator_to_a_switch_hop():
+    """DOMAIN §4/§7: active_mtu follows the LOCAL netdev MTU; a small switch hop never lowers it."""
+    for case in (c for c in CASES if c.code == "RW404" and c.expect is Status.FAIL):
+        for f in run_case(case):
+            text = f"{f.summary}\n{f.fix}".lower()
+            assert "switch" not in text and "hop" not in text and "path" not in text, (case.id, text)
+    assert "switch" not in CATALOG["RW404"].meta.fix_hint.lower()

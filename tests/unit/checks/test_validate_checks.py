@@ -150,3 +150,11 @@ def test_rw604_prints_an_mpmd_line_when_gid_indexes_differ():
                              facts={"validate_pair": pair, "ucx_config": {}}))
     line = findings[0].details["mpirun"]
     assert " : " in line and "UCX_IB_GID_INDEX=3" in line and "UCX_IB_GID_INDEX=5" in line
+
+
+def test_rw601_mtu_hint_says_active_mtu_is_local():
+    """DOMAIN §4/§7: active_mtu follows the node's own netdev; a small switch hop never lowers it."""
+    case = next(c for c in CASES if c.id == "RW601-corpus-98g-of-200g")
+    fix = next(f for f in run_case(case) if f.status is FAIL).fix
+    assert "1024 means a hop" not in fix and "1024 means this node's own netdev MTU is below 4200" in fix
+    assert "RW504: a small switch hop drops 4 KB frames without lowering active_mtu" in fix
