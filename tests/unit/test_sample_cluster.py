@@ -41,6 +41,7 @@ EXPECTED_PROBE_FAILURES = {
         "ethtool_pause",  # ens256 does not exist
         "cma_roce_mode",  # not applicable: no RDMA device
         "roce_tc_sysfs",  # idem
+        "rdma_cm_tos",  # idem
     },
 }
 # Recorded outputs every run must ask for: none may go unasked.

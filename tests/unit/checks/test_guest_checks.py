@@ -172,6 +172,8 @@ QOS_PCP = corpus_text("mlnx_qos/ens14f0-trust-pcp-no-dscp-map.txt")
 QOS_NO_TABLE = "\n".join(ln for ln in QOS_PVE.splitlines() if "prio:" not in ln and "dscp2prio" not in ln) + "\n"
 CMA = corpus_text("cma_roce_mode/cx4lx-default-ib-roce-v1-then-set-v2.txt")
 TC = corpus_text("roce_tc_sysfs/centos12-traffic-class-empty-then-set.txt")
+# HAND-WRITTEN in the kernel's format (drivers/infiniband/core/cma_configfs.c: "%u\n")
+RDMA_CM_TOS = "# cat /sys/kernel/config/rdma_cm/mlx5_2/ports/1/default_roce_tos\n{}\n"
 MLXCFG_CX4LX = corpus_text("mlxconfig_query/cx4lx-mcx4121a-full-next-boot-trailing-pad.txt")
 # derived from the recorded CX4-Lx query: the §4 trap NUM_OF_VFS 8 while SRIOV_EN is False(0)
 MLXCFG_SRIOV_OFF = MLXCFG_CX4LX.replace("SRIOV_EN                                    True(1)",
@@ -317,7 +319,17 @@ CASES: list[Case] = [
          summary_has="global pause is on (RX/TX) on eth03"),
     # RW411 roce-traffic-class
     Case("RW411", "tclass-106-is-dscp26", Status.PASS, {"roce_tc_sysfs": TC}, summary_has="DSCP 26"),
-    Case("RW411", "unset-app-must-set", Status.PASS, {"roce_tc_sysfs": _lines(TC, 1)}, summary_has="UCX_IB_TRAFFIC_CLASS=104"),
+    # DOMAIN §7: unset is a warning naming what must then set the class (not a pass)
+    Case("RW411", "unset-app-must-set", Status.WARN, {"roce_tc_sysfs": _lines(TC, 1)},
+         summary_has="unless every application sets its class: UCX_IB_TRAFFIC_CLASS=104, NCCL_IB_TC=104"),
+    Case("RW411", "tclass-104-is-dscp26-not-ect", Status.PASS,
+         {"roce_tc_sysfs": "# cat /sys/class/infiniband/mlx5_2/tc/1/traffic_class\nGlobal tclass=104\n"},
+         summary_has="tclass 104 = DSCP 26"),
+    # rdma_cm's default TOS read beside it (decimal, as cma_configfs.c prints it: HAND-WRITTEN)
+    Case("RW411", "tclass-106-and-rdma-cm-tos-106", Status.PASS,
+         {"roce_tc_sysfs": TC, "rdma_cm_tos": RDMA_CM_TOS.format(106)}, summary_has="rdma_cm default_roce_tos 106"),
+    Case("RW411", "rdma-cm-tos-dscp-8-warns", Status.WARN,
+         {"roce_tc_sysfs": TC, "rdma_cm_tos": RDMA_CM_TOS.format(32)}, summary_has="rdma_cm default_roce_tos 32"),
     Case("RW411", "tclass-106-vs-dscp31", Status.FAIL, {"roce_tc_sysfs": TC}, policy=Policy(roce_dscp=31),
          summary_has="expected DSCP 31"),
     # RW412 mlxconfig-linux
@@ -431,14 +443,15 @@ def test_rw405_fix_names_netdev_and_persistence() -> None:
     assert "ip link set dev ens256 mtu 9000" in finding.fix and "nmcli con mod" in finding.fix
 
 
-def test_rw411_without_a_tc_knob_passes_and_names_the_application_setting() -> None:
+def test_rw411_without_a_tc_knob_warns_and_names_the_application_setting() -> None:
     from roce_wizard.model import Facts, ProbeFailure  # noqa: PLC0415
 
     facts = Facts(target=guest(), failures={"roce_tc_sysfs": ProbeFailure(
         "roce_tc_sysfs", "`cat /sys/class/infiniband/mlx5_0/tc/1/traffic_class` exited 1: cat: "
         "/sys/class/infiniband/mlx5_0/tc/1/traffic_class: No such file or directory", tool_missing=True)})
     (finding,) = CATALOG["RW411"].evaluate(facts, Policy())
-    assert finding.status is Status.PASS and "UCX_IB_TRAFFIC_CLASS=104" in finding.summary
+    assert finding.status is Status.WARN and "UCX_IB_TRAFFIC_CLASS=104" in finding.summary
+    assert "default_roce_tos" in finding.fix and CATALOG["RW411"].plan_fix(facts, Policy()) is None
     # any other failure to read it is still an error for the engine to report
     facts.failures["roce_tc_sysfs"] = ProbeFailure("roce_tc_sysfs", "timed out")
     with pytest.raises(MissingFact):
