@@ -80,6 +80,15 @@ def _wrong_pf(doc: dict) -> None:  # compute-01's VF from the service NIC's PF (
     doc["vms"][0]["sriovAdapters"][0]["sriovBacking.physicalFunctionBacking.id"] = "0000:1a:00.0"
 
 
+def _fixed_full_reservation(doc: dict) -> None:  # compute-01: all 16384 MB reserved, not locked (HAND-EDITED)
+    doc["vms"][0]["config.memoryReservationLockedToMax"] = False
+
+
+def _half_reservation(doc: dict) -> None:  # compute-01: 8192 of 16384 MB reserved (HAND-EDITED)
+    doc["vms"][0]["config.memoryReservationLockedToMax"] = False
+    doc["vms"][0]["config.memoryAllocation.reservation"] = 8192
+
+
 def _disconnected(doc: dict) -> None:  # esx-02 rebooting (HAND-EDITED)
     doc["hosts"][1]["runtime.connectionState"] = "notResponding"
 
@@ -141,6 +150,11 @@ CASES: list[Case] = [
     doctor("RW305", "lab-fault-not-reserved", FAIL, {"vsphere_vms": rec("rw305.vms")}, "memory is not reserved"),
     doctor("RW305", "fresh-not-reserved", FAIL, {"vsphere_vms": rec("fresh.vms")}),
     analyze("RW305", "analyze-healthy", PASS, {"vsphere_vms": rec("healthy.vms")}),
+    # DOMAIN §7: a full fixed reservation without the lock powers on: pass, with a note
+    doctor("RW305", "full-fixed-reservation-not-locked", PASS,
+           {"vsphere_vms": edited("healthy.vms", _fixed_full_reservation)}, "not locked to max: enough to power on"),
+    doctor("RW305", "half-reservation", FAIL, {"vsphere_vms": edited("healthy.vms", _half_reservation)},
+           "a fixed reservation of 8192 of 16384 MB"),
     # RW306 vm-latency-sensitivity
     doctor("RW306", "healthy", PASS, {"vsphere_vms": rec("healthy.vms")}),
     doctor("RW306", "lab-fault-normal", WARN, {"vsphere_vms": rec("rw306.vms")}, "latency sensitivity is normal"),
