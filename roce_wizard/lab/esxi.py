@@ -619,7 +619,8 @@ NMLX5_CORE_PARAMS: list[tuple[str, str, str]] = [
     ("DYN_RSS", "int", "Enable dynamic RSS. Values: 0 - disabled (default), 1 - enabled"),
     ("GEN_RSS", "int", "Requested max number of generic RSS engines. Values: 0 - disabled, 2 (default), 3 - max"),
     ("RSS", "int", "Number of RSS queues to use for the NetQ. Valid values: [0-16]"),
-    ("ecn", "int", "Enable the ECN support. Values: 0 - disabled, 1 - enabled (default)"),
+    # no default claimed: NVIDIA's 4.17.15.16 manual says 0 (Default), seed 000 says 4.21 enables it
+    ("ecn", "int", "Enable the ECN support. Values: 0 - disabled, 1 - enabled"),
     ("enable_nmlx_debug", "int",
      "Enable debug prints for the core module. Values: 0 - disabled (default), 1 - enabled"),
     ("geneve_offload_enable", "int", "Enable GENEVE offloads. Values: 0 - disabled, 1 - enabled (default)"),

@@ -360,8 +360,9 @@ CASES: list[Case] = [
          policy=Policy(trust="pcp")),
     # RW211 ecn-enabled (warn)
     Case("RW211", "seed-csv", PASS, {"esxi_module_params": PARAMS_SEED}, target=esxi()),
-    Case("RW211", "unset-driver-default", PASS, {"esxi_module_params": esxcfg_module("max_vfs=0,0,8,7")},
-         summary_has="driver default is ecn=1"),
+    # DOMAIN §7: the nmlx5 default is not assumed (0 in the 4.17 manual, 1 per seed 000 on 4.21)
+    Case("RW211", "unset-could-not-tell", WARN, {"esxi_module_params": esxcfg_module("max_vfs=0,0,8,7")},
+         summary_has="could not tell whether ECN is on"),
     Case("RW211", "ecn-0", WARN, {"esxi_module_params": esxcfg_module(SEED_OPTIONS.replace("ecn=1", "ecn=0"))}),
     # RW212 global-pause-off
     Case("RW212", "csv-roce-vmnics-off", PASS, {"esxi_pause_params": PAUSE_SEED_OFF_CSV}, target=esxi()),
@@ -501,14 +502,23 @@ def test_rw208_inventory_mismatch_writes_the_full_string():
     f = _worst("RW208-max-vfs-differs-from-inventory")
     # csv lists the params by name: max_vfs, pfctx; max_vfs takes the inventory's counts and, since
     # `-p` replaces the whole string, the other policy keys are put right in the same string
-    assert f.fix == PARAMS_SET.format("max_vfs=0,0,8,7 pfctx=0x08 pfcrx=0x08 trust_state=2")
+    assert f.fix == PARAMS_SET.format("max_vfs=0,0,8,7 pfctx=0x08 pfcrx=0x08 trust_state=2 ecn=1")
     assert f.observed == {"vmnic3": 0} and f.expected == {"vmnic2": 8, "vmnic3": 7}
+
+
+def test_rw211_unset_plans_ecn_1_explicitly_in_the_full_string():
+    case = next(c for c in CASES if c.id == "RW211-unset-could-not-tell")
+    f = _worst(case.id)
+    assert f.observed is None and f.expected == "1, set explicitly"
+    assert "ecn=1" in f.fix and "max_vfs=0,0,8,7" in f.fix
+    assert CATALOG["RW211"].plan_fix(build_facts(case), case.policy) is not None
 
 
 def test_rw209_trap_fix_keeps_max_vfs_and_trust_state():
     for case_id in ("RW209-trap-pfc-unset-csv", "RW209-trap-pfc-unset-esxcfg"):
         f = _worst(case_id)
-        assert f.fix == PARAMS_SET.format("max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08"), case_id
+        # ecn too: unset is not assumed to be on (RW211), so the one desired string sets it
+        assert f.fix == PARAMS_SET.format("max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08 ecn=1"), case_id
         assert f.details["params_before"] == "max_vfs=0,0,8,7 trust_state=2"
 
 
@@ -522,8 +532,8 @@ def test_rw209_fix_writes_every_policy_key_so_fixes_cannot_undo_each_other():
 
 def test_rw210_fix_adds_trust_state_to_the_full_string():
     assert _worst("RW210-unset-default-pcp").fix == PARAMS_SET.format(
-        "max_vfs=0,0,8,7 pfcrx=0x08 pfctx=0x08 trust_state=2")
-    assert _worst("RW210-trust-pcp").fix == PARAMS_SET.format("trust_state=2 pfctx=0x08 pfcrx=0x08")
+        "max_vfs=0,0,8,7 pfcrx=0x08 pfctx=0x08 trust_state=2 ecn=1")
+    assert _worst("RW210-trust-pcp").fix == PARAMS_SET.format("trust_state=2 pfctx=0x08 pfcrx=0x08 ecn=1")
 
 
 def test_rw211_fix_keeps_the_seed_string():

@@ -104,10 +104,12 @@ def test_module_params_trap_keeps_max_vfs_and_trust():
     plan = plan_for(world, HOST, "RW209")
     (step,) = plan.steps
     assert step.before == "max_vfs=0,0,8,7 trust_state=2"
-    assert step.after == "max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08"
-    assert step.command == PARAMS_SET.format("max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08")
+    # ecn=1 too: an unset ecn is not assumed to be on (RW211), and the one desired string sets every key
+    assert step.after == "max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08 ecn=1"
+    assert step.command == PARAMS_SET.format("max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08 ecn=1")
     _fix(world, "RW209")
-    assert host.module_params == {"max_vfs": "0,0,8,7", "trust_state": "2", "pfctx": "0x08", "pfcrx": "0x08"}
+    assert host.module_params == {"max_vfs": "0,0,8,7", "trust_state": "2", "pfctx": "0x08", "pfcrx": "0x08",
+                                  "ecn": "1"}
     for code in ("RW208", "RW209", "RW210", "RW211", "RW215"):
         assert statuses(world, HOST, code) == {Status.PASS}, code
         assert CATALOG[code].plan_fix is None or plan_for(world, HOST, code) is None
