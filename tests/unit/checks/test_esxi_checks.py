@@ -437,6 +437,8 @@ def test_rw201_fix_installs_each_missing_vib_from_the_datastore():
     assert _worst("RW201-corpus-dell-no-mft").fix == (
         "esxcli software vib install -v /vmfs/volumes/datastore1/mellanox/MEL_bootbank_mft_*.vib -f\n"
         "esxcli software vib install -v /vmfs/volumes/datastore1/mellanox/MEL_bootbank_nmst_*.vib -f\n"
+        "# or, when the package is an offline bundle / component .zip: esxcli software vib install -d "
+        "/vmfs/volumes/datastore1/mellanox/<the mft / nmst .zip>\n"
         "# then reboot the host (batch with the nmlx5 driver install, RW204)"
     )
     assert _worst("RW201-csv-nmst-missing").fix.splitlines()[0] == (
