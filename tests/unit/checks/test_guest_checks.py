@@ -13,6 +13,7 @@ import json
 import pytest
 
 from roce_wizard.model import Finding, MissingFact, Policy, Status, TargetKind
+from roce_wizard.parsers import PARSERS
 from tests.checkcases import CATALOG, Case, build_facts, guest, run_case
 from tests.conftest import corpus_text
 
@@ -399,18 +400,36 @@ def _compare():
     return module.compare_gid_indexes
 
 
-def _gid_finding(target: str, idx: int) -> Finding:
+def _gid_finding(target: str, idx: int, pinned_by: tuple[str, ...] = ()) -> Finding:
     return Finding(check="RW407", status=Status.PASS, summary=f"index {idx}", target=target,
-                   subject="mlx5_1/1 (ens256)", details={"gid_index": idx})
+                   subject="mlx5_1/1 (ens256)", details={"gid_index": idx, "pinned_by": list(pinned_by)})
 
 
-def test_compare_gid_indexes_warns_when_indexes_differ() -> None:
+def test_compare_gid_indexes_warns_when_indexes_differ_and_a_job_pins_one() -> None:
     compare = _compare()
-    [warn] = compare([_gid_finding("compute-01", 3), _gid_finding("compute-02", 5), _gid_finding("compute-03", 3)])
+    [warn] = compare([_gid_finding("compute-01", 3, ("ucx_info -c: UCX_IB_GID_INDEX=3",)),
+                      _gid_finding("compute-02", 5), _gid_finding("compute-03", 3)])
     assert warn.status is Status.WARN and warn.check == "RW407"
     assert warn.observed == {"compute-01": 3, "compute-02": 5, "compute-03": 3}
+    assert "compute-01: ucx_info -c: UCX_IB_GID_INDEX=3" in warn.summary
     assert "UCX_IB_GID_INDEX" in warn.fix and "compute-02:5" in warn.fix
     assert warn.expected
+
+
+def test_compare_gid_indexes_says_a_difference_does_not_matter_when_nothing_pins_it() -> None:
+    """DOMAIN §7: UCX_IB_GID_INDEX=auto and NCCL >= 2.21.5 pick each node's RoCE v2 IPv4 GID themselves."""
+    compare = _compare()
+    [note] = compare([_gid_finding("compute-01", 3), _gid_finding("compute-02", 5)])
+    assert note.status is Status.PASS and "UCX_IB_GID_INDEX=auto" in note.summary
+    assert "a job that pins" in note.summary
+
+
+def test_rw407_finding_records_what_pins_the_gid_index() -> None:
+    case = next(c for c in CASES if c.id == "RW407-trap-index5")
+    facts = build_facts(case)
+    facts.data["ucx_config"] = PARSERS["ucx_config"].parse("UCX_IB_GID_INDEX=5\nUCX_TLS=all\nUCX_NET_DEVICES=all\n")
+    [f] = CATALOG["RW407"].evaluate(facts, Policy(mpi_env="NCCL_IB_GID_INDEX=5"))
+    assert f.details["pinned_by"] == ["ucx_info -c: UCX_IB_GID_INDEX=5", "policy.mpi_env NCCL_IB_GID_INDEX=5"]
 
 
 def test_compare_gid_indexes_quiet_when_equal_or_single() -> None:
@@ -427,8 +446,9 @@ def test_compare_gid_indexes_from_real_findings() -> None:
                       target=guest("compute-01", kind=LINUX, netdev="rdma0", ip="192.168.211.242/24")))
     b = run_case(Case("RW407", "b", Status.PASS, {"show_gids": GIDS_INDEX5, "ip_json": IP_OK},
                       target=guest("compute-02")))
-    [warn] = compare([*a, *b])
-    assert warn.details["gid_indexes"] == {"compute-01": 3, "compute-02": 5}
+    [note] = compare([*a, *b])
+    assert note.details["gid_indexes"] == {"compute-01": 3, "compute-02": 5}
+    assert note.status is Status.PASS  # nothing pins the index in these recordings
 
 
 def test_rw409_fix_carries_real_priority_and_persistence() -> None:
