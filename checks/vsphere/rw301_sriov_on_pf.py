@@ -28,6 +28,12 @@ How to fix by hand
         host.configManager.pciPassthruSystem.UpdatePassthruConfig([vim.host.SriovConfig(
             id='0000:3b:00.0', sriovEnabled=True, numVirtualFunction=8, passthruEnabled=False)])
     The host reports `summary.rebootRequired` until it rebooted.
+    Sources: the client path — seed 000 (Configure SR-IOV on the PF, then reboot); the properties
+    (`config.pciPassthruInfo` → HostSriovInfo `sriovEnabled`, `sriovActive`, `numVirtualFunction`,
+    `numVirtualFunctionRequested`, `maxVirtualFunctionSupported`; `summary.rebootRequired`) and
+    `HostPciPassthruSystem.UpdatePassthruConfig(HostSriovConfig)` — "vSphere Web Services API"
+    reference (https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/); NUM_OF_VFS as a
+    per-PF ceiling — NVIDIA's mlxconfig parameter text quoted in DOMAIN §7.
 
 Fix safety
     disruptive: takes effect at the next host reboot (maintenance mode first; its VMs move or stop).
