@@ -6,8 +6,9 @@ What it checks
     roce.ip). Its INDEX is reported (details["gid_index"]) — it is what `ib_send_bw -x`,
     UCX_IB_GID_INDEX and NCCL_IB_GID_INDEX must be given. Fail when only v1 or link-local GIDs
     exist. Across nodes (engine, `compare_gid_indexes`): a differing index warns only when jobs PIN
-    one — the node's `ucx_info -c` sets UCX_IB_GID_INDEX to a number, or the site's
-    `policy.mpi_env` carries UCX_IB_GID_INDEX / NCCL_IB_GID_INDEX; otherwise it is said, not warned:
+    one — the site's `policy.mpi_env` carries UCX_IB_GID_INDEX / NCCL_IB_GID_INDEX (or a pasted
+    `ucx_info -c` sets UCX_IB_GID_INDEX to a number; a node's own ucx.conf pin is judged by RW604 in
+    the validate stage); otherwise it is said, not warned:
     UCX's default `UCX_IB_GID_INDEX=auto` and NCCL ≥ 2.21.5 (NCCL_IB_GID_INDEX default -1) pick each
     node's RoCE v2 IPv4 GID themselves (DOMAIN §7). perftest `-x` and NCCL < 2.21.5 still need the
     node's own index, which the finding names.
@@ -50,7 +51,7 @@ CHECK = Check(
     target=(TargetKind.GUEST, TargetKind.LINUX),
     severity=Severity.FAIL,
     probes=("show_gids",),
-    optional_probes=("ip_json", "rdma_link", "ibdev2netdev", "ucx_config"),
+    optional_probes=("ip_json", "rdma_link", "ibdev2netdev"),
     depends_on=("RW402",),
     fix_hint="give the RoCE netdev its IPv4 (RW406); use the v2 GID index show_gids reports, never assume 3",
 )
@@ -128,7 +129,8 @@ def _judge(facts: Facts, rows: list[dict], want_ips: set[str], netdev: str | Non
 
 
 def _pins(facts: Facts, policy: Policy) -> list[str]:
-    """Where jobs on this node get a fixed GID index (then a per-node difference matters)."""
+    """Where jobs get a fixed GID index (then a per-node difference matters): the site's policy.mpi_env;
+    a node's own ucx.conf pin is RW604's (validate stage: `ucx_info -c` per node), read when given."""
     pins = []
     value = ((facts.get("ucx_config") or {}).get("config") or {}).get("UCX_IB_GID_INDEX", "").strip()
     if value.isdigit():
