@@ -55,6 +55,12 @@ class Knob:
     vendor: str  # whose attribute name this is: dell / hpe
     menu: str
     note: str = ""  # what the finding says about this knob (e.g. "VT-d rides on it")
+    # other values that are fine as they are (RW104: every performance profile, not only the one the
+    # fix would stage); the fix still stages `good`
+    accepted: tuple[str, ...] = ()
+
+    def ok(self, value: Any) -> bool:
+        return value == self.good or value in self.accepted
 
 
 # per check, the attributes that carry the setting, most specific first
@@ -77,10 +83,15 @@ KNOBS: dict[str, tuple[Knob, ...]] = {
         Knob("Sriov", "Enabled", "hpe", f"{_HPE_SETUP} > Virtualization Options > SR-IOV: Enabled"),
     ),
     "RW104": (
+        # Dell: Performance (PerfOptimized, no power management) is a performance profile too; the
+        # BIOS-driven energy savers DAPC (PerfPerWattOptimizedDapc) and DenseCfgOptimized are not
         Knob("SysProfile", "PerfPerWattOptimizedOs", "dell",
-             f"{_DELL_SETUP} > System Profile Settings > System Profile: Performance Per Watt (OS)"),
+             f"{_DELL_SETUP} > System Profile Settings > System Profile: Performance Per Watt (OS)",
+             accepted=("PerfOptimized",)),
+        # HPE: Static High Performance passes like OS Control; Dynamic Power Savings / Static Low Power warn
         Knob("PowerRegulator", "OsControl", "hpe",
-             f"{_HPE_SETUP} > Power and Performance Options > Power Regulator: OS Control Mode"),
+             f"{_HPE_SETUP} > Power and Performance Options > Power Regulator: OS Control Mode",
+             accepted=("StaticHighPerf",)),
     ),
 }
 
@@ -212,12 +223,13 @@ def judge_redfish(check: Check, facts: Facts, what: str) -> list[Finding]:
     observed: dict[str, Any] = {knob.attribute: current}
     if staged is not None:
         observed["pending"] = staged
-    kw = {"observed": observed, "expected": {knob.attribute: knob.good}, "excerpt": ev, "probes": ("redfish_bios",),
+    expected = " or ".join((knob.good, *knob.accepted))
+    kw = {"observed": observed, "expected": {knob.attribute: expected}, "excerpt": ev, "probes": ("redfish_bios",),
           "details": {"source": source, "vendor": vendor, "attribute": knob.attribute}}
     note = f"; {knob.note}" if knob.note else ""
-    if current == knob.good and staged in (None, knob.good):
+    if knob.ok(current) and (staged is None or knob.ok(staged)):
         return [good(check, facts, f"{what}: {knob.attribute} = {current} ({source}){note}", **kw)]
-    if current == knob.good:
+    if knob.ok(current):
         undo = ("cancel the pending BIOS job before the next reboot (iDRAC > Maintenance > Job Queue, or "
                 "`racadm jobqueue delete -i JID_CLEARALL`)" if knob.vendor == "dell"
                 else pasteable(lambda: _curl(facts.target, "PATCH",
@@ -225,11 +237,11 @@ def judge_redfish(check: Check, facts: Facts, what: str) -> list[Finding]:
                                              {"Attributes": {knob.attribute: knob.good}}), REDFISH_URI))
         return [bad(check, facts, f"{what}: {knob.attribute} = {current} now, but {staged} is staged for the next "
                                   f"reboot ({source})", fix=undo, **kw)]
-    if staged == knob.good:
-        return [bad(check, facts, f"{what}: {knob.attribute} = {current} ({source}); {knob.good} is staged and "
+    if staged is not None and knob.ok(staged):
+        return [bad(check, facts, f"{what}: {knob.attribute} = {current} ({source}); {staged} is staged and "
                                   "applies at the next reboot", fix=redfish_fix(facts, knob, doc, staged=True), **kw)]
     shown = current if current is not None else "not set"
-    return [bad(check, facts, f"{what}: {knob.attribute} = {shown}, expected {knob.good} ({source}){note}",
+    return [bad(check, facts, f"{what}: {knob.attribute} = {shown}, expected {expected} ({source}){note}",
                 fix=redfish_fix(facts, knob, doc) + f"\n# or in the BIOS setup: {knob.menu}", **kw)]
 
 
@@ -266,7 +278,7 @@ def bios_plan(check: Check, facts: Facts, policy: Policy, what: str) -> FixPlan 
         if knob is None or not _ATTR.match(knob.attribute) or not _VALUE.match(knob.good):
             continue
         observed = f.observed if isinstance(f.observed, dict) else {}
-        if observed.get("pending") == knob.good:
+        if "pending" in observed and knob.ok(observed["pending"]):
             continue  # staged: the reboot applies it
         before = f"{name}={observed.get(name)}" + (f" (staged: {observed['pending']})" if "pending" in observed else "")
         steps.append(Step(f"stage {name}={knob.good} in the BIOS settings ({f.details.get('source')}; applied at the "

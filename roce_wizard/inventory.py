@@ -620,6 +620,9 @@ def _load_policy(ctx: _Ctx, node: Node) -> Policy:
     return Policy(**merged)
 
 
+NUM_OF_VFS_RULES = ("sum_plus_one", "per_port")  # DOMAIN §2 / §7: RW208's judging rule
+
+
 def _policy_value(ctx: _Ctx, key: str, node: Node, fld: str) -> Any:
     if key == "pfc_priority":
         return ctx.integer(node, fld, 0, 7)
@@ -641,6 +644,11 @@ def _policy_value(ctx: _Ctx, key: str, node: Node, fld: str) -> Any:
         value = ctx.text(node, fld, "'dscp' or 'pcp'")
         if value not in ("dscp", "pcp"):
             raise ctx.expect(node, fld, "'dscp' or 'pcp'")
+        return value
+    if key == "num_of_vfs_rule":
+        value = ctx.text(node, fld, "'sum_plus_one' or 'per_port'")
+        if value not in NUM_OF_VFS_RULES:
+            raise ctx.expect(node, fld, "'sum_plus_one' or 'per_port'")
         return value
     if key == "min_nmlx5_version":
         return _version(ctx, node, fld)

@@ -113,6 +113,10 @@ class Policy:
     )
     # where the fix-by-hand commands point at: the shared datastore holding the VIBs (seed best practice)
     vib_datastore: str = "/vmfs/volumes/datastore1/mellanox"
+    # RW208 (and the VF counts RW301/RW412 compare): `sum_plus_one` = seed 000's and the user's rule,
+    # NUM_OF_VFS > the sum of the card's max_vfs entries; `per_port` = NVIDIA's per-PF ceiling,
+    # NUM_OF_VFS >= every port's entry (DOMAIN §2, §7)
+    num_of_vfs_rule: str = "sum_plus_one"
 
     @property
     def pfc_bitmask(self) -> int:

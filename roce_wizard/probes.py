@@ -253,6 +253,15 @@ PROBES: dict[str, Probe] = {
             after=("rdma_link",),
             why_not=_NO_RDMADEV,
         ),
+        # rdma_cm's default TOS (Linux Documentation/ABI/testing/configfs-rdma_cm): RW411
+        Probe(
+            "rdma_cm_tos",
+            LINUXY,
+            _rdmadev_cmd("cat /sys/kernel/config/rdma_cm/{dev}/ports/1/default_roce_tos"),
+            "rdma_cm_tos",
+            after=("rdma_link",),
+            why_not=_NO_RDMADEV,
+        ),
         Probe("ethtool_pause", LINUXY, _netdev_cmd("ethtool -a {netdev}"), "ethtool_pause", why_not=_NO_NETDEV),
         # what a UCX job gets on this node without extra variables (validate: RW604)
         Probe("ucx_config", LINUXY, _const("ucx_info -c"), "ucx_config"),

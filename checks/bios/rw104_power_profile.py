@@ -1,10 +1,14 @@
-"""RW104 power-profile — the BIOS leaves power management to the OS
+"""RW104 power-profile — the BIOS runs a performance power profile, not an energy saver
 
 What it checks
-    With the server's BMC in the inventory: Dell `SysProfile` is `PerfPerWattOptimizedOs`
-    ("Performance Per Watt (OS)", the seed's best practice); on HPE iLO `PowerRegulator` is
-    `OsControl` ("OS Control Mode"), the same idea. Current value, and nothing different staged for
-    the next reboot. Without a BMC the OS cannot see the profile: the check then says so.
+    With the server's BMC in the inventory: a performance profile passes — Dell `SysProfile`
+    `PerfPerWattOptimizedOs` ("Performance Per Watt (OS)", the seed's) or `PerfOptimized`
+    ("Performance"); HPE iLO `PowerRegulator` `OsControl` ("OS Control Mode") or `StaticHighPerf`
+    ("Static High Performance Mode"). Only the energy-saving profiles warn: Dell
+    `PerfPerWattOptimizedDapc` (BIOS-driven DAPC) and `DenseCfgOptimized`, HPE
+    `DynamicPowerSavings` / `StaticLowPower` (and any value not named here, e.g. Dell `Custom`, whose
+    CPU settings this check cannot see). Current value, and nothing else staged for the next
+    reboot. Without a BMC the OS cannot see the profile: the check then says so (DOMAIN §3, §7).
 
 Why it matters
     With a BIOS-controlled profile (Dell's factory `PerfPerWattOptimizedDapc`) the BIOS lowers
@@ -25,6 +29,17 @@ How to fix by hand
     /redfish/v1/Systems/1/Bios/Settings/, then reboot. BIOS setup: Dell F2 > System BIOS > System
     Profile Settings > System Profile: Performance Per Watt (OS); HPE F9 > RBSU > Power and
     Performance Options > Power Regulator: OS Control Mode. Then set ESXi's policy (RW213).
+    Sources: the profiles — Dell OpenManage Server Administrator help "System Profile Settings"
+    (System Profile: Performance Per Watt (DAPC), Performance Per Watt (OS), Performance, …; DAPC is
+    "a BIOS-controlled dynamic frequency manipulation scheme to save power",
+    the help pages shipped in https://linux.dell.com/repo/hardware/DSU_25.06.23/os_dependent/SLES15_64/
+    srvadmin/srvadmin-tomcat-11.1.0.0-5773.sles15.x86_64.rpm) and Dell's
+    "BIOS Performance and Power Tuning Guidelines for Dell PowerEdge 12th Generation Servers"
+    (J. Beckett, 2012); the Redfish attribute names and values — the recorded iDRAC/iLO documents in
+    tests/unit/data/redfish/ (`SysProfile`, `PowerRegulator`); the PATCH + job — Dell's iDRAC
+    Redfish API guide (`/redfish/v1/Managers/iDRAC.Embedded.1/Jobs` with `TargetSettingsURI`) and
+    HPE's "Bios resource definitions of iLO" (https://servermanagementportal.ext.hpe.com/docs/
+    redfishservices/ilos/ilo6/ilo6_166/ilo6_bios_resourcedefns166: PATCH …/bios/settings).
 
 Fix safety
     disruptive: a BIOS change applied by a server reboot (reboot kind bios; it can ride on a host
@@ -38,7 +53,7 @@ from roce_wizard.model import Check, Facts, Finding, FixPlan, Policy, RebootKind
 CHECK = Check(
     code="RW104",
     slug="power-profile",
-    title="BIOS power profile leaves control to the OS",
+    title="BIOS power profile is a performance profile",
     stage=Stage.BIOS,
     target=(TargetKind.BMC, TargetKind.ESXI, TargetKind.LINUX),
     severity=Severity.WARN,

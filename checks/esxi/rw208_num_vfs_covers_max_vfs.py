@@ -1,37 +1,58 @@
-"""RW208 num-vfs-covers-max-vfs — firmware NUM_OF_VFS exceeds the VFs the driver is asked for
+"""RW208 num-vfs-covers-max-vfs — firmware NUM_OF_VFS covers the VFs the driver is asked for
 
 What it checks
-    The RoCE card's firmware `NUM_OF_VFS` (mlxconfig, Next Boot) against the sum of this card's
-    entries in the nmlx5_core `max_vfs` module parameter. `max_vfs` is one positional list for every
-    nmlx5 port on the host, in PCI address order of the nmlx5_core vmnics in
-    `esxcli network nic list` (seed 000: ConnectX-4 Lx at 1a:00.0/.1 and ConnectX-5 at 3b:00.0/.1
-    -> `max_vfs=0,0,8,7`; the ConnectX-5's entries are 8 and 7). Expected: NUM_OF_VFS > the sum
-    (16 > 15), and SRIOV_EN True whenever VFs are asked for (NUM_OF_VFS can be set while SRIOV_EN
-    is False). With an inventory, the card's `max_vfs` entries must also equal roce.vfs (VFs wanted
-    per RoCE vmnic). Without a nic list the card's positions are unknown: NUM_OF_VFS is then compared
-    with the sum of all entries, and the summary says so.
+    The RoCE card's firmware `NUM_OF_VFS` (mlxconfig, Next Boot) against this card's entries in the
+    nmlx5_core `max_vfs` module parameter, by `policy.num_of_vfs_rule`:
+    - `sum_plus_one` (default; seed 000's and the user's rule): NUM_OF_VFS > the SUM of the card's
+      entries (seed: 16 > 8+7);
+    - `per_port` (NVIDIA's semantics): NUM_OF_VFS ≥ EVERY entry (it is a per-PF ceiling).
+    An entry above NUM_OF_VFS fails under both rules (that port gets fewer VFs than asked). Between
+    the two (every entry covered, the sum not exceeded) `sum_plus_one` fails and the summary says
+    that the firmware already covers every port and that the site rule asks for more. Every finding
+    names the rule that judged (observed `rule`, `covers_every_port`).
+    `max_vfs` is one positional list for every nmlx5 port on the host, in PCI address order of the
+    nmlx5_core vmnics in `esxcli network nic list` (seed 000: ConnectX-4 Lx at 1a:00.0/.1 and
+    ConnectX-5 at 3b:00.0/.1 -> `max_vfs=0,0,8,7`; the ConnectX-5's entries are 8 and 7). SRIOV_EN
+    must be True whenever VFs are asked for (NUM_OF_VFS can be set while SRIOV_EN is False). With an
+    inventory, the card's `max_vfs` entries must also equal roce.vfs (VFs wanted per RoCE vmnic).
+    Without a nic list the card's positions are unknown: every entry is taken as the card's, and
+    the summary says so.
 
 Why it matters
-    NUM_OF_VFS is the firmware's ceiling and one VF's worth is kept for the PF: when the driver asks
-    for as many VFs as the firmware offers or more, the port comes up with fewer or no VFs and
-    vSphere shows SR-IOV as not active. A max_vfs entry on the wrong position (a card moved to
+    NVIDIA documents NUM_OF_VFS as "the total number of VFs that can be supported, for each PF"
+    (mlxconfig's parameter database, DOMAIN §7; a ConnectX-4 Lx with NUM_OF_VFS=8 shows
+    `sriov_totalvfs` 8 on each port): a port asked for more VFs than that comes up with fewer or none
+    and vSphere shows SR-IOV as not active. Seed 000 and the site's design card keep one VF's worth
+    more than the sum — the default rule. A max_vfs entry on the wrong position (a card moved to
     another slot shifts the list) gives VFs to the service NIC instead of the RoCE ports.
 
 How to fix by hand
     Raise the firmware ceiling (then reboot the host):
-        /opt/mellanox/bin/mlxconfig -d <mst device> -y set SRIOV_EN=1 NUM_OF_VFS=<sum + 1>
-    or lower / correct max_vfs. `parameters set` REPLACES the whole parameter string, so read it
-    first (`esxcli system module parameters list -m nmlx5_core`) and write every parameter back:
+        /opt/mellanox/bin/mlxconfig -d <mst device> -y set SRIOV_EN=1 NUM_OF_VFS=<sum + 1, or the
+        largest entry under per_port>
+    never above the card's maximum: `mlxconfig query` does not print it and mlxconfig refuses a
+    larger value ("value is larger than maximum allowed N", DOMAIN §7); the tool does not know it
+    and says so instead of inventing one. Or lower / correct max_vfs. `parameters set` REPLACES the
+    whole parameter string, so read it first (`esxcli system module parameters list -m nmlx5_core`)
+    and write every parameter back:
         esxcli system module parameters set -m nmlx5_core -p "<all current params, max_vfs corrected>"
     then reboot the host.
+    Sources: `mlxconfig -d <dev> query` / `-y set` — seed 000 (`mlxconfig -d mt4119_pciconf1 -y set
+    SRIOV_EN=1 NUM_OF_VFS=16`) and the real captures
+    corpus mlxconfig_query/cx4lx-mcx4121a-full-next-boot-trailing-pad.txt and
+    mlxconfig_set/cx5-ocp3-next-boot-new-apply-prompt-reboot.txt (`set SRIOV_EN=1 NUM_OF_VFS=8`);
+    `esxcli system module parameters list|set -m nmlx5_core` and `esxcli network nic list` — seed 000
+    (`parameters set -m nmlx5_core -p "pfctx=0x08 …"`) and corpus esxi_nic_list/*;
+    NUM_OF_VFS per PF — NVIDIA mlxconfig parameter text quoted in DOMAIN §7.
 
 Fix safety
     disruptive: firmware configuration and driver parameters; both take effect at the next host
     reboot. A params string written without the other keys silently drops PFC, trust and ECN.
-    The tool raises NUM_OF_VFS to Σ+1 (and sets SRIOV_EN=1 when off) in ONE `mlxconfig -y set`,
-    and puts the inventory's VF counts into max_vfs by writing the one desired nmlx5_core string
-    (every other key kept); it never lowers max_vfs. Needs RW201 and RW202. Without a nic list
-    the max_vfs positions are unknown and only the firmware part is planned.
+    The tool raises NUM_OF_VFS to what the rule needs (Σ+1 under sum_plus_one, the largest entry
+    under per_port; and sets SRIOV_EN=1 when off) in ONE `mlxconfig -y set`, and puts the
+    inventory's VF counts into max_vfs by writing the one desired nmlx5_core string (every other key
+    kept); it never lowers max_vfs. Needs RW201 and RW202. Without a nic list the max_vfs positions
+    are unknown and only the firmware part is planned.
 """
 
 import re
@@ -186,23 +207,48 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             if not max_vfs and sum(target.roce.vfs):
                 blind = dict(zip(target.roce.vmnics, target.roce.vfs)) or {"RoCE ports": sum(target.roce.vfs)}
 
+        rule = policy.num_of_vfs_rule
+        card_values = list(entries.values()) if positions else list(max_vfs)
+        largest = max(card_values, default=0)
+        wanted_values = [new_list[i] for i in positions] if positions else card_values
+        port_wanted = max([largest, *wanted_values,
+                           *((target.roce.vfs or ()) if target is not None and nics is None else ())], default=0)
+        over = {k: v for k, v in (entries or {"the largest max_vfs entry": largest}).items()
+                if isinstance(num, int) and v > num}
+        covers = isinstance(num, int) and num >= port_wanted
         observed = {"NUM_OF_VFS": num, "SRIOV_EN": sriov, "max_vfs": max_vfs_raw, "card": card,
-                    "card_entries": entries or None, "sum": total}
-        expected = f"NUM_OF_VFS > {total}" + (" and SRIOV_EN True" if total or total_wanted else "")
+                    "card_entries": entries or None, "sum": total, "largest_entry": largest, "rule": rule,
+                    "covers_every_port": covers if isinstance(num, int) else None,
+                    # mlxconfig query does not print the card's maximum (DOMAIN §7): never guessed
+                    "card_max": None}
+        if rule == "per_port":
+            expected = f"NUM_OF_VFS >= {largest} (each port's entry; policy.num_of_vfs_rule per_port)"
+        else:
+            expected = f"NUM_OF_VFS > {total} (the card's entries summed; policy.num_of_vfs_rule sum_plus_one)"
+        if total or total_wanted:
+            expected += " and SRIOV_EN True"
         sets = {}
         problems = []
         if sriov is False and (total or total_wanted):
             problems.append(f"SRIOV_EN is False although NUM_OF_VFS={num}: the card exposes no VFs")
             sets["SRIOV_EN"] = 1
-        if isinstance(num, int) and total and num <= total:
-            problems.append(f"NUM_OF_VFS={num} does not exceed {total}, {scope}: "
-                            "one VF's worth is kept for the PF")
-        need = max(total, total_wanted)
-        if isinstance(num, int) and need and num <= need:
-            sets["NUM_OF_VFS"] = need + 1
+        if over:
+            problems.append(f"NUM_OF_VFS={num} is below " + ", ".join(f"{k}={v}" for k, v in over.items())
+                            + f" ({scope}): NUM_OF_VFS is a per-PF ceiling, so that port gets fewer VFs than asked"
+                            + f" (judged by {rule})")
+        elif rule != "per_port" and isinstance(num, int) and total and num <= total:
+            problems.append(f"NUM_OF_VFS={num} does not exceed {total}, {scope}: the firmware already covers every "
+                            f"port (NVIDIA's per-PF ceiling, >= {largest}), but policy.num_of_vfs_rule sum_plus_one "
+                            "(the site's rule) asks for more than the sum")
+        need = max(total, total_wanted) + 1 if rule != "per_port" else port_wanted
+        if isinstance(num, int) and need and num < need:
+            sets["NUM_OF_VFS"] = need
         elif num is None and need:
             problems.append(f"NUM_OF_VFS is not set in firmware while {scope} ask for {total}")
-            sets["NUM_OF_VFS"] = need + 1
+            sets["NUM_OF_VFS"] = need
+        if "NUM_OF_VFS" in sets and problems:
+            problems.append(f"planned NUM_OF_VFS={sets['NUM_OF_VFS']}; the card's maximum was not read "
+                            "(mlxconfig query does not print it: mlxconfig refuses a larger value)")
         # what plan_fix sets on this device (read back from the failing findings' details)
         plan = {"mlxconfig_device": name, "mlxconfig_set": dict(sets),
                 "mlxconfig_before": {"NUM_OF_VFS": num, "SRIOV_EN": sriov}} if sets else {}
@@ -214,11 +260,12 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             fix = mlx_fix
             if "NUM_OF_VFS" in sets and total:
                 lowered = dict(options)
+                limit = (f"no entry exceeds {num}" if rule == "per_port"
+                         else f"the card's entries sum to less than {num}")
 
                 def note() -> str:
                     params_set_command(lowered)  # validated although it follows a `#`: a newline ends that
-                    return (f"# or lower max_vfs so that the card's entries sum to less than {num}; "
-                            f"current string: {format_options_string(lowered)}")
+                    return f"# or lower max_vfs so that {limit}; current string: {format_options_string(lowered)}"
                 fix += "\n" + pasteable(note, NMLX5_PARAMS)
             findings.append(bad(CHECK, facts, f"{label}: " + "; ".join(problems), observed=observed,
                                 expected=expected, evidence=evidence(), fix=fix, subject=label, details=plan))
@@ -247,8 +294,12 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         if not problems and not (differ or unknown or blind):
             if not total and not total_wanted:
                 summary = f"{label}: no VFs asked for on this card ({scope})"
+            elif rule == "per_port":
+                summary = (f"{label}: NUM_OF_VFS={num} >= {largest}, every port's entry ({scope}); SRIOV_EN {sriov}; "
+                           "judged by per_port: the firmware covers every port")
             else:
-                summary = f"{label}: NUM_OF_VFS={num} > {total}, {scope}; SRIOV_EN {sriov}"
+                summary = (f"{label}: NUM_OF_VFS={num} > {total}, {scope}; SRIOV_EN {sriov}; judged by "
+                           "sum_plus_one; the firmware covers every port")
             findings.append(good(CHECK, facts, summary, observed=observed, expected=expected,
                                  evidence=evidence(), subject=label))
     return findings or [skip(CHECK, facts, "the mlxconfig query printed neither NUM_OF_VFS nor SRIOV_EN")]

@@ -1,9 +1,12 @@
 """RW211 ecn-enabled — nmlx5_core has ECN (DCQCN congestion control) on
 
 What it checks
-    `esxcli system module parameters list -m nmlx5_core` → `ecn` is 1. Unset passes with a note:
-    the driver default is ecn=1 (seed 000: "The ecn=1 is set by default, but we explicitly set it
-    to clarify that the feature is turned on").
+    `esxcli system module parameters list -m nmlx5_core` → `ecn` is 1, set explicitly. Unset WARNS
+    "could not tell": the default is not assumed, because it differs across nmlx5 versions — NVIDIA's
+    "ESXi 6.7/6.7 U1: NVIDIA ConnectX-4/ConnectX-5 NATIVE ESXi Driver for VMware vSphere User Manual
+    v4.17.15.16" (https://docs.nvidia.com/networking/display/VMwarev4171516/Introduction) lists
+    `ecn` "0 - disabled (Default)", while seed 000 on 4.21.71.101 says "The ecn=1 is set by default,
+    but we explicitly set it to clarify that the feature is turned on" (DOMAIN §3 RW211, §7).
 
 Why it matters
     With ECN the switch marks instead of dropping or pausing early, and the RoCE senders slow down
@@ -16,6 +19,9 @@ How to fix by hand
         esxcli system module parameters list -m nmlx5_core
         esxcli system module parameters set -m nmlx5_core -p "<current params> ecn=1"
     then reboot the host.
+    Sources: both commands — the NVIDIA manual above ("Module Parameters": `esxcli system module
+    parameters set -m nmlx5_core -p <parameter>=<value>`, `… list -m <module name>`, reboot for the
+    change to take effect) and seed 000 (`parameters set -m nmlx5_core -p "pfctx=0x08 … ecn=1"`).
 
 Fix safety
     disruptive: driver parameters take effect at the next host reboot; a string written without
@@ -66,8 +72,14 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     value = options.get("ecn")
     ev = excerpt(facts.raw.get("esxi_module_params"), r"\becn\b", r"options\s*=")
     if value is None:
-        return [good(CHECK, facts, "ecn is not set: the driver default is ecn=1 (seed 000)", observed=None,
-                     expected="1", excerpt=ev)]
+        # DOMAIN §7: no assumed default. NVIDIA's 4.17 manual says "0 - disabled (Default)"; seed 000
+        # (4.21) says the driver sets ecn=1 by default: which one this host's driver uses is unknown
+        changes = {"ecn": "1"}
+        f = bad(CHECK, facts, "ecn is not set: could not tell whether ECN is on (the nmlx5_core default differs "
+                "across driver versions: 0 in NVIDIA's 4.17 manual, 1 per seed 000 on 4.21); set ecn=1 explicitly",
+                observed=None, expected="1, set explicitly", excerpt=ev, fix=merged_params_fix(facts, policy, changes),
+                details=params_details(facts, policy, changes))
+        return [f]
     if str(value).strip() == "1":
         return [good(CHECK, facts, "ecn=1", observed=value, expected="1", excerpt=ev)]
     changes = {"ecn": "1"}

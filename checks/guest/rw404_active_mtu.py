@@ -6,19 +6,24 @@ What it checks
     active Ethernet port is judged.
 
 Why it matters
-    RoCE MTU 4096 needs an Ethernet MTU of at least 4200 (4096 + RoCE/UDP/IP/Ethernet headers).
-    When the netdev MTU is smaller the port drops to `active_mtu 1024` and large-message bandwidth
-    falls — and on the path the fault shows up far from its cause: the guest netdev (RW405), the
-    VDS (RW303) and the switch ports (RW504) must all carry ≥ 4200 (policy: 9000 / 9216).
+    active_mtu is LOCAL: mlx5 derives it from this node's netdev MTU (the largest IB MTU that fits
+    the netdev MTU less the RoCE/UDP/IP headers, capped by max_mtu), so 4096 needs a netdev MTU of
+    at least 4200; below it the port runs at 1024 and large-message bandwidth falls. In a VF guest
+    the netdev MTU is bounded by what the VF is allowed (the VDS MTU, RW303). A small switch hop
+    never shows here: it silently drops 4 KB frames, which RW504 and the validate stage find
+    (DOMAIN §3 RW404, §4, §7).
 
 How to fix by hand
-    ip link set dev <netdev> mtu 9000 (RW405, made persistent); VDS maxMtu 9000 (RW303);
-    switch port `mtu 9216` (RW504). The port's active_mtu follows the netdev MTU at once;
-    re-check with `ibv_devinfo -d <dev> | grep active_mtu`.
+    ip link set dev <netdev> mtu 9000 (RW405, made persistent); in a VF guest also VDS maxMtu 9000
+    (RW303). The port's active_mtu follows the netdev MTU at once; re-check with
+    `ibv_devinfo -d <dev> | grep active_mtu`.
+    Sources: `ibv_devinfo` — the real binary (Debian ibverbs-utils) and corpus ibv_devinfo/*
+    (`active_mtu: 1024 (3)` on rxe-soft-roce-verbose-gid-compressed.txt); `ip link set dev <if> mtu N`
+    — iproute2's ip-link(8), the real binary (Debian iproute2).
 
 Fix safety
-    safe: follows from RW405 / RW303 / RW504; nothing to change here. No plan_fix: the active MTU
-    follows the netdev MTU (RW405), the VDS MTU (RW303) and the switch MTU (RW504), whose fixes fix it.
+    safe: follows from RW405 / RW303; nothing to change here. No plan_fix: the active MTU follows
+    the netdev MTU (RW405) and, for a VF, the VDS MTU (RW303), whose fixes fix it.
 """
 
 from roce_wizard.checkkit import bad, excerpt, good, hca_section, roce_ports, skip
@@ -35,7 +40,7 @@ CHECK = Check(
     optional_probes=("rdma_link", "ibdev2netdev", "ip_json"),
     # a small netdev MTU (RW405) or VDS MTU (RW303) is the cause, not a second fault
     depends_on=("RW403", "RW405", "vcenter:RW303"),
-    fix_hint="raise every MTU on the path to >= 4200: netdev (RW405), VDS (RW303), switch (RW504)",
+    fix_hint="raise this node's netdev MTU to >= 4200 (RW405; in a VF guest also the VDS MTU, RW303)",
 )
 
 ROCE_ETH_OVERHEAD = 104  # 4096 + headers needs >= 4200 on the wire (DOMAIN §4)
@@ -75,11 +80,15 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             summary = f"{subject} supports at most MTU {max_mtu} (< {expected})"
             fix = f"lower the policy roce_mtu to {max_mtu}, or use a device that supports {expected}"
         elif isinstance(mtu, int) and mtu < expected:
+            vf = facts.target is not None and facts.target.kind is TargetKind.GUEST
+            allowed = " (in a VF: the MTU the VF is allowed, the VDS MTU RW303)" if vf else ""
             where = (f"{nd} itself has MTU {eth_mtu} (< {need})" if isinstance(eth_mtu, int) and eth_mtu < need
-                     else f"some MTU on the path is < {need}")
+                     else f"this node's netdev MTU{allowed} is < {need} (active_mtu follows the local netdev only)")
             summary = f"{subject} active_mtu {mtu}, expected {expected}: {where}"
-            fix = (f"ip link set dev {nd} mtu {policy.eth_mtu} (RW405, persist it); VDS maxMtu {policy.eth_mtu} (RW303); "
-                   f"switch ports mtu {policy.switch_mtu} (RW504) — every hop >= {need}")
+            fix = f"ip link set dev {nd} mtu {policy.eth_mtu}  # RW405; persist it"
+            if vf:
+                fix += (f"\n# in a VF guest the MTU the VF is allowed caps it: VDS maxMtu {policy.eth_mtu} (RW303) and the "
+                        "host's uplink vmnic MTU")
         else:
             summary = f"{subject} active_mtu {mtu}, policy expects {expected}"
             fix = f"set roce_mtu in the policy to what the fabric is built for, or the netdev MTU to {expected + ROCE_ETH_OVERHEAD}"

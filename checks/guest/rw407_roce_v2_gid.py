@@ -5,7 +5,13 @@ What it checks
     one has `VER v2` and carries the netdev's IPv4 (from `ip -j addr`, else the inventory's
     roce.ip). Its INDEX is reported (details["gid_index"]) — it is what `ib_send_bw -x`,
     UCX_IB_GID_INDEX and NCCL_IB_GID_INDEX must be given. Fail when only v1 or link-local GIDs
-    exist. Across nodes (engine, `compare_gid_indexes`): warn when the index differs.
+    exist. Across nodes (engine, `compare_gid_indexes`): a differing index warns only when jobs PIN
+    one — the site's `policy.mpi_env` carries UCX_IB_GID_INDEX / NCCL_IB_GID_INDEX (or a pasted
+    `ucx_info -c` sets UCX_IB_GID_INDEX to a number; a node's own ucx.conf pin is judged by RW604 in
+    the validate stage); otherwise it is said, not warned:
+    UCX's default `UCX_IB_GID_INDEX=auto` and NCCL ≥ 2.21.5 (NCCL_IB_GID_INDEX default -1) pick each
+    node's RoCE v2 IPv4 GID themselves (DOMAIN §7). perftest `-x` and NCCL < 2.21.5 still need the
+    node's own index, which the finding names.
 
 Why it matters
     The RoCE v2 IPv4 GID is often index 3, but not always: a second IPv6 address (another
@@ -17,7 +23,13 @@ How to fix by hand
     Give the RoCE netdev its IPv4 (RW406: ip addr add <ip>/<prefix> dev <netdev>) and bring it up;
     the driver adds the v1 and v2 GIDs for it by itself. Then read the index:
         show_gids | grep -w v2 | grep <ip>
-    and use it per node when it differs (UCX_IB_GID_INDEX=<idx>, NCCL_IB_GID_INDEX=<idx>, -x <idx>).
+    and, where a job pins it, use it per node when it differs (UCX_IB_GID_INDEX=<idx>,
+    NCCL_IB_GID_INDEX=<idx> for NCCL < 2.21.5, perftest -x <idx>) — or leave UCX's `auto`.
+    Sources: `show_gids` — MLNX_OFED's script, corpus show_gids/*; `ip addr add … dev …`, `ip link set
+    … up` — iproute2's ip-address(8)/ip-link(8) and the real binary (Debian iproute2);
+    UCX_IB_GID_INDEX=auto — the real binary (Debian ucx-utils 1.13.1, `ucx_info -c`); NCCL_IB_GID_INDEX's
+    -1 default from 2.21.5 — NVIDIA NCCL User Guide, "Environment Variables",
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, and DOMAIN §7.
 
 Fix safety
     manual: nothing to set here; the GID table follows the netdev's addresses. No plan_fix: the
@@ -121,7 +133,30 @@ def _judge(facts: Facts, rows: list[dict], want_ips: set[str], netdev: str | Non
                fix=_fix(netdev, facts.target.roce.ip if facts.target else None, rows))
 
 
+def _pins(facts: Facts, policy: Policy) -> list[str]:
+    """Where jobs get a fixed GID index (then a per-node difference matters): the site's policy.mpi_env;
+    a node's own ucx.conf pin is RW604's (validate stage: `ucx_info -c` per node), read when given."""
+    pins = []
+    value = ((facts.get("ucx_config") or {}).get("config") or {}).get("UCX_IB_GID_INDEX", "").strip()
+    if value.isdigit():
+        pins.append(f"ucx_info -c: UCX_IB_GID_INDEX={value}")
+    for key in ("UCX_IB_GID_INDEX", "NCCL_IB_GID_INDEX"):
+        m = re.search(rf"(?:^|\s){key}=(\d+)", policy.mpi_env or "")
+        if m:
+            pins.append(f"policy.mpi_env {key}={m.group(1)}")
+    return pins
+
+
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    findings = _evaluate(facts, policy)
+    pins = _pins(facts, policy)
+    for f in findings:
+        if f.status is Status.PASS and f.details.get("gid_index") is not None:
+            f.details["pinned_by"] = pins
+    return findings
+
+
+def _evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     gids = list(facts.need("show_gids").get("gids", []))
     t = facts.target
     if t is not None and (t.roce.netdev or t.roce.rdma_dev):
@@ -156,7 +191,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
 
 
 def compare_gid_indexes(findings: list[Finding], everything: list[Finding] | None = None) -> list[Finding]:
-    """Cross-node: warn when the RoCE v2 GID index differs between targets (pure; the engine calls it).
+    """Cross-node: when the RoCE v2 GID index differs between targets, warn if jobs pin one (a passing
+    finding's details["pinned_by"]), else say that it does not matter (pure; the engine calls it).
 
     Reads the passing RW407 findings (details["gid_index"]); one finding per target and subject.
     """
@@ -172,14 +208,28 @@ def compare_gid_indexes(findings: list[Finding], everything: list[Finding] | Non
         return []
     listing = ", ".join(f"{k}={v}" for k, v in sorted(indexes.items()))
     by_node = " ".join(f"{k}:{v}" for k, v in sorted(indexes.items()))
+    pins = sorted({f"{f.target}: {p}" if f.target else p for f in findings if f.check == CHECK.code
+                   for p in (f.details or {}).get("pinned_by") or []})
+    details = {"gid_indexes": dict(sorted(indexes.items())), "pinned_by": pins}
+    if not pins:
+        # DOMAIN §7: UCX (auto) and NCCL >= 2.21.5 pick each node's RoCE v2 IPv4 GID themselves
+        return [Finding(
+            check=CHECK.code, status=Status.PASS, target="",
+            summary=(f"RoCE v2 GID index differs across nodes ({listing}): fine while jobs leave it to UCX "
+                     "(UCX_IB_GID_INDEX=auto) and NCCL >= 2.21.5, which pick each node's own; a job that pins "
+                     "UCX_IB_GID_INDEX / NCCL_IB_GID_INDEX, NCCL < 2.21.5 and perftest -x need it per node"),
+            observed=dict(sorted(indexes.items())), expected="the same GID index on every node, or no job pinning one",
+            details=details)]
     return [Finding(
         check=CHECK.code, status=Status.WARN, target="",
-        summary=f"RoCE v2 GID index differs across nodes ({listing}): UCX_IB_GID_INDEX / NCCL_IB_GID_INDEX must be set per node",
-        observed=dict(sorted(indexes.items())), expected="the same GID index on every node",
-        fix=(f"set UCX_IB_GID_INDEX (and NCCL_IB_GID_INDEX, perftest -x) per node ({by_node}), e.g. from a "
-             "per-host env file; or make the GID tables agree (same address set on every RoCE netdev, "
-             "e.g. remove the extra IPv6 address that shifts the index)"),
-        details={"gid_indexes": dict(sorted(indexes.items()))},
+        summary=(f"RoCE v2 GID index differs across nodes ({listing}) and jobs pin one ({'; '.join(pins)}): "
+                 "the pinned index must then be set per node"),
+        observed=dict(sorted(indexes.items())), expected="the same GID index on every node, or no job pinning one",
+        fix=(f"set UCX_IB_GID_INDEX (and NCCL_IB_GID_INDEX for NCCL < 2.21.5, perftest -x) per node ({by_node}), "
+             "e.g. from a per-host env file; or stop pinning it (UCX's default is auto); or make the GID tables "
+             "agree (same address set on every RoCE netdev, e.g. remove the extra IPv6 address that shifts the "
+             "index)"),
+        details=details,
     )]
 
 

@@ -1,7 +1,12 @@
 """RW410 linux-global-pause-off — 802.3x global pause is off on the RoCE netdev
 
 What it checks
-    `ethtool -a <netdev>` prints `RX: off` and `TX: off`.
+    `ethtool -a <netdev>` prints `RX: off` and `TX: off` — on bare metal (the PF). In a VF guest
+    the check is n/a (skip with the reason): an mlx5 VF cannot read or set port pause — the kernel's
+    mlx5e only lets the port owner change it and returns EOPNOTSUPP to a VF (Linux commit
+    "net/mlx5e: Only support tx/rx pause setting for port owner", Huy Nguyen, 2019, in stable 4.4+),
+    so what `ethtool -a` prints there is not the port's state. Global pause then belongs to the
+    PF on the ESXi host (RW212), like PFC and trust (RW409) (DOMAIN §3 RW410, §7).
 
 Why it matters
     Global pause and PFC are mutually exclusive: global pause stops every priority on the link,
@@ -9,10 +14,13 @@ Why it matters
     PFC excellent, global pause poor). Lossless RoCE uses PFC on one priority (RW409 / RW209).
 
 How to fix by hand
-    ethtool -A <netdev> rx off tx off
+    (bare metal) ethtool -A <netdev> rx off tx off
     and persist it: NetworkManager ≥ 1.32: nmcli con mod <conn> ethtool.pause-rx off ethtool.pause-tx off
     (or a udev rule / networkd-dispatcher hook running the same ethtool command).
     On mlx5, enabling PFC with mlnx_qos (RW409) also turns global pause off.
+    Sources: `ethtool -a` / `ethtool -A <if> rx off tx off` — ethtool(8) and the real binary
+    (Debian ethtool), corpus ethtool_pause/eth03-global-pause-rx-tx-on-tabs.txt; the NetworkManager
+    keys — nm-settings-nmcli(5) "ethtool.pause-rx", "ethtool.pause-tx" (NetworkManager 1.32).
 
 Fix safety
     safe: applies at once; the link may renegotiate briefly. `roce-wizard fix` runs ethtool -A now
@@ -44,13 +52,20 @@ CHECK = Check(
     stage=Stage.GUEST,
     target=(TargetKind.GUEST, TargetKind.LINUX),
     severity=Severity.FAIL,
-    probes=("ethtool_pause",),
+    probes=(),
+    # n/a in a VF guest (it never reads pause there): optional so the guest gets its n/a finding
+    optional_probes=("ethtool_pause",),
     depends_on=("vm:RW304", "host:RW215"),  # the netdev exists only once the VM has its VF
     fix_hint="ethtool -A <if> rx off tx off, and persist it",
 )
 
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
+    t = facts.target
+    if t is not None and t.kind is TargetKind.GUEST:
+        host = t.host or "the ESXi host"
+        return [skip(CHECK, facts, "n/a in a VF guest: an mlx5 VF cannot read or set port pause (EOPNOTSUPP); "
+                     f"global pause is the PF's (RW212 on {host})", expected="n/a", probes=("ethtool_pause",))]
     pause = facts.need("ethtool_pause") or {}
     netdev = (facts.target.roce.netdev if facts.target else None) or pause.get("interface")
     ifname = netdev or "<if>"

@@ -7,17 +7,27 @@ What it checks
       known, port n = PCI function + 1, else every printed port) — RW205;
     - SRIOV_EN is True(1) (NUM_OF_VFS can be 8 while SRIOV_EN is False) — RW206;
     - ADVANCED_PCI_SETTINGS is False(0) — warn — RW207;
-    - NUM_OF_VFS ≥ the VFs wanted (Σ inventory roce.vfs), and sriov_totalvfs ≥ that too (it
-      reflects the firmware value after a power cycle) — RW208. On Linux every VF the firmware
-      offers is usable, so ≥ (ESXi keeps one for the PF: RW208 asks for one more there).
+    - NUM_OF_VFS ≥ the VFs wanted on ONE PF (the largest entry of inventory roce.vfs), and
+      sriov_totalvfs ≥ that too (it reflects the firmware value after a power cycle) — RW208.
+      NVIDIA documents NUM_OF_VFS as "the total number of VFs that can be supported, for each PF"
+      (DOMAIN §7; a ConnectX-4 Lx with NUM_OF_VFS=8 shows sriov_totalvfs 8 on each port, corpus
+      sriov_numvfs/cx4lx-sriov-totalvfs-8.txt): per PF, never summed over ports.
+      `policy.num_of_vfs_rule` is the site's rule for ESXi's max_vfs (RW208); on Linux each PF's
+      `sriov_numvfs` meets the per-PF ceiling directly, and the finding says so.
     A value whose Next Boot differs from Current is reported as a pending reboot.
+    Sources: `mlxconfig -d <pci> -e query` / `-y set …` — corpus mlxconfig_query/* and
+    mlxconfig_set/igx-cx7-p3740-link-type-p2-ib-to-eth.txt (`mlxconfig -d 0005:03:00.0 set
+    LINK_TYPE_P1=ETH …`), mlxconfig_set/cx5-ocp3-next-boot-new-apply-prompt-reboot.txt
+    (`set SRIOV_EN=1 NUM_OF_VFS=8`); `sriov_totalvfs` / `sriov_numvfs` — the kernel's sysfs-bus-pci
+    ABI and corpus sriov_numvfs/*, ip_link_vf/cx4-pve-bridge-member-8-vfs-zero-mac-query-rss.txt
+    (`echo 8 > …/sriov_numvfs`); `mlxfwreset -d <pci> -y reset` — DOMAIN §3 (fw-reset).
 
 Why it matters
     An IB-mode port carries no RoCE; without SRIOV_EN or with too few VFs in firmware,
     `echo N > sriov_numvfs` fails and no VM or container gets its VF.
 
 How to fix by hand
-    mlxconfig -d <pci> -y set LINK_TYPE_P1=2 SRIOV_EN=1 NUM_OF_VFS=<n> ADVANCED_PCI_SETTINGS=0
+    mlxconfig -d <pci> -y set LINK_TYPE_P1=2 SRIOV_EN=1 NUM_OF_VFS=<n per PF> ADVANCED_PCI_SETTINGS=0
     then reboot the host (a warm reboot may not load Next Boot values: mlxfwreset -d <pci> -y reset,
     or power cycle); afterwards: echo <n> > /sys/class/net/<netdev>/device/sriov_numvfs
 
@@ -79,6 +89,11 @@ def _port_of(pci: str | None) -> int | None:
     return int(m.group(1)) + 1 if m else None
 
 
+def _wanted_per_pf(t) -> int | None:
+    """The VFs one PF must offer: the largest of roce.vfs (NUM_OF_VFS is per PF; never sum ports)."""
+    return max(t.roce.vfs) if t and t.roce.vfs else None
+
+
 def _reboot(pci: str) -> str:
     return f"then reboot the host (warm reboot may not apply it: mlxfwreset -d {pci} -y reset, or power cycle)"
 
@@ -87,7 +102,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     devices = list(facts.need("mlxconfig_query").get("devices", []))
     raw = facts.raw.get("mlxconfig_query")
     t = facts.target
-    wanted = sum(t.roce.vfs) if t and t.roce.vfs else None
+    wanted = _wanted_per_pf(t)
     totalvfs = (facts.get("sriov_numvfs") or {}).get("value")
     findings: list[Finding] = []
     for device in devices:
@@ -154,7 +169,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         nb, cur, pending = _val(device, "NUM_OF_VFS")
         if nb is None:
             continue
-        obs = {"num_of_vfs": nb, "current": cur, "sriov_totalvfs": totalvfs, "wanted": wanted}
+        obs = {"num_of_vfs": nb, "current": cur, "sriov_totalvfs": totalvfs, "wanted": wanted,
+               "rule": "per PF (Linux: each PF's sriov_numvfs against the per-PF NUM_OF_VFS)"}
         if wanted is None:
             findings.append(skip(CHECK, facts, f"RW208: NUM_OF_VFS is {nb} on {label}; judging it needs the "
                                  "inventory's roce.vfs", observed=obs, expected=">= VFs wanted",
@@ -167,7 +183,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             add(False, f"RW208: NUM_OF_VFS {nb} on {label} offers no VF while SRIOV_EN is False", "NUM_OF_VFS", obs,
                 wanted, f"{need}  # {_reboot(pci)}")
         elif not isinstance(nb, int) or nb < wanted:
-            add(False, f"RW208: NUM_OF_VFS {nb} on {label} < {wanted} VFs wanted", "NUM_OF_VFS", obs, wanted,
+            add(False, f"RW208: NUM_OF_VFS {nb} on {label} < {wanted} VFs wanted on one PF (a per-PF ceiling)",
+                "NUM_OF_VFS", obs, wanted,
                 f"{need}  # {_reboot(pci)}")
         elif isinstance(totalvfs, int) and totalvfs < wanted:
             add(False, f"RW208: sriov_totalvfs is {totalvfs} < {wanted} wanted although NUM_OF_VFS is {nb}: "
@@ -178,8 +195,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                 "NUM_OF_VFS", obs, wanted, _reboot(pci))
         else:
             extra = f", sriov_totalvfs {totalvfs}" if totalvfs is not None else ""
-            add(True, f"RW208: NUM_OF_VFS {nb}{extra} covers the {wanted} VFs wanted on {label}", "NUM_OF_VFS", obs,
-                wanted, "")
+            add(True, f"RW208: NUM_OF_VFS {nb}{extra} covers the {wanted} VFs wanted per PF on {label} (a per-PF "
+                "ceiling, not summed over ports)", "NUM_OF_VFS", obs, wanted, "")
     if not findings:
         findings.append(skip(CHECK, facts, "the mlxconfig query printed none of LINK_TYPE_P*, SRIOV_EN, "
                              "ADVANCED_PCI_SETTINGS, NUM_OF_VFS", expected="those parameters",
@@ -219,7 +236,7 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     if not failing(evaluate(facts, policy)):
         return None
     t = facts.target
-    wanted = sum(t.roce.vfs) if t and t.roce.vfs else None
+    wanted = _wanted_per_pf(t)
     steps = []
     for device in facts.need("mlxconfig_query").get("devices", []):
         pci = (t.roce.pf_pci if t and t.roce.pf_pci else None) or device.get("device")

@@ -13,8 +13,9 @@ What it checks
 
 Why it matters
     RoCE MTU 4096 needs an Ethernet MTU of at least 4200 on every hop, and a 9000-byte host frame
-    needs a switch MTU above 9000 plus headers. A smaller hop drops jumbo frames or forces
-    `active_mtu` down to 1024 (RW404) — the fault shows up far from its cause.
+    needs a switch MTU above 9000 plus headers. A smaller switch hop silently drops jumbo frames; it
+    never lowers the hosts' `active_mtu` (that follows each host's own netdev, RW404), so only this
+    check and a measurement across the hop (validate stage) find it — far from its cause.
 
 How to fix by hand
     Rollback point first, a config session, save after the re-check:

@@ -23,7 +23,8 @@ Why it matters
 How to fix by hand
     Reproduce it: on the receiver `ib_send_bw -a -F --report_gbits --tclass=106 -d mlx5_0 -x 3`, on the
     sender `ib_send_bw -a -F --report_gbits --tclass=106 -d mlx5_0 -x 3 <receiver RoCE IP>`. Then look at the usual
-    suspects: `ibv_devinfo` active_mtu (4096), `lspci -vvv -s <pci> | grep LnkSta` (the PCIe speed and
+    suspects: `ibv_devinfo` active_mtu (4096; it follows the local netdev MTU only), the switch ports'
+    MTU (RW504: a small switch hop drops 4 KB frames and never shows in active_mtu), `lspci -vvv -s <pci> | grep LnkSta` (the PCIe speed and
     width the card trained at), `ethtool <netdev>` speed, the VF's rate limit on the host.
 
 Fix safety
@@ -84,6 +85,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     return [bad(CHECK, facts, f"only {avg:.1f} Gb/s average at large messages{where}: {avg / link:.0%} of the "
                 f"{link:g} Gb/s link (MTU {pt.get('mtu')})", observed=round(avg, 2), expected=expected,
                 evidence=run_evidence(run), details=details,
-                fix=("look for what caps the path: `ibv_devinfo | grep active_mtu` (4096 expected; 1024 means a hop "
-                     "below 4200), `lspci -vvv -s <pci> | grep LnkSta` (the card's PCIe speed/width), "
+                fix=("look for what caps the path: `ibv_devinfo | grep active_mtu` (4096 expected; 1024 means this node's "
+                     "own netdev MTU is below 4200), the switch ports' MTU (RW504: a small switch hop drops 4 KB "
+                     "frames without lowering active_mtu), `lspci -vvv -s <pci> | grep LnkSta` (the card's PCIe speed/width), "
                      "`ethtool <netdev> | grep Speed`, a VF rate limit on the host"))]

@@ -2,12 +2,18 @@
 
 What it checks
     From what the earlier stages verified on each node of a pair it builds the UCX environment a
-    job needs: `UCX_NET_DEVICES=<dev>:1` (RW402's device), `UCX_IB_GID_INDEX=<idx>` (RW407's RoCE
-    v2 IPv4 GID index, per node when the nodes differ: then the line is MPMD, one `-x` set per
-    node), `UCX_IB_TRAFFIC_CLASS = roce_dscp × 4` and `UCX_IB_SL = pfc_priority`; it prints a ready
-    `mpirun` line and hostfile (details "mpirun", "hostfile"). It fails when what a job gets on a
-    node without these variables (`ucx_info -c`: defaults, /etc/ucx/ucx.conf, environment) sets
-    one of them to something else — a device the node lacks, another GID index, another class.
+    job needs: `UCX_NET_DEVICES=<dev>:1` (RW402's device), `UCX_IB_TRAFFIC_CLASS = roce_dscp × 4`
+    and `UCX_IB_SL = pfc_priority`; it prints a ready `mpirun` line and hostfile (details "mpirun",
+    "hostfile"). `UCX_IB_GID_INDEX` is left to UCX (its default `auto` picks the RoCE v2 IPv4 GID of
+    each node itself) unless something pins it — a node's `ucx_info -c` (ucx.conf, environment)
+    or the site's `policy.mpi_env`: then the line carries each node's index (RW407), per node when
+    they differ (MPMD `:`), and that difference warns. Without a pin a differing index is said,
+    not warned (DOMAIN §7). It also prints the NCCL environment (details "nccl_env"):
+    `NCCL_IB_HCA==<dev>:<port>` and `NCCL_IB_TC` = the same class; `NCCL_IB_GID_INDEX` only for
+    NCCL older than 2.21.5 (details "nccl_env_before_2_21_5"), where its default 0 is the
+    link-local RoCE v1 GID; from 2.21.5 the default -1 selects the RoCE v2 GID automatically.
+    It fails when what a job gets on a node without these variables (`ucx_info -c`) sets one of
+    them to something else — a device the node lacks, another GID index, another class.
 
 Why it matters
     The wrong GID index (a link-local or RoCE v1 GID) or device sends MPI over TCP without a word
@@ -18,12 +24,19 @@ How to fix by hand
     Use the printed line (or put the variables into the site's module file / ucx.conf); remove or
     correct contradicting lines in /etc/ucx/ucx.conf, e.g.
         sed -i '/^UCX_IB_GID_INDEX=/d' /etc/ucx/ucx.conf
-    When the GID index differs between nodes set it per node (MPMD `:` contexts, or a per-host
-    environment file), or make the GID tables agree (RW407).
+    When jobs pin the GID index and it differs between nodes, set it per node (MPMD `:` contexts,
+    or a per-host environment file), or make the GID tables agree (RW407) — or stop pinning it.
+    Sources: `UCX_IB_GID_INDEX=auto` as UCX's default — the real binary (Debian ucx-utils 1.13.1,
+    `ucx_info -c`); `mpirun -x NAME=value`, `--hostfile`, MPMD `:` — Open MPI's mpirun(1) (Debian
+    openmpi-bin); NCCL_IB_HCA (`=` for an exact match, `:<port>`), NCCL_IB_TC, NCCL_IB_GID_INDEX and
+    its -1 default from 2.21.5 — NVIDIA NCCL User Guide, "Environment Variables",
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, and DOMAIN §7.
 
 Fix safety
     manual: the environment of users' jobs is the site's decision; the wizard prints it.
 """
+
+import re
 
 from roce_wizard.checkkit import bad, good
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
@@ -102,16 +115,56 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     if findings:
         return findings
     gids = {n: envs[n].get("UCX_IB_GID_INDEX") for n in names}
+    pins = _pins(configs, names, policy)
+    printed = envs if pins else {n: {k: v for k, v in envs[n].items() if k != "UCX_IB_GID_INDEX"} for n in names}
+    line = mpirun_line(names, [printed[n] for n in names], "./your_app")
+    same = all(printed[n] == printed[names[0]] for n in names)
+    if same:
+        line = line.replace(f"--host {','.join(names)}", "--hostfile hostfile")
+    nccl, nccl_old = _nccl(names, nodes, envs)
+    details.update(mpirun=line, env=printed, nccl_env=nccl, nccl_env_before_2_21_5=nccl_old,
+                   table={"columns": ["node", *printed[names[0]].keys()],
+                          "rows": [[n, *printed[n].values()] for n in names]})
     unread = [n for n in names if configs.get(n) is None]
     note = f" (ucx_info -c not read on {', '.join(unread)})" if unread else ""
-    if not same and len(set(gids.values())) > 1:
-        f = good(CHECK, facts, f"jobs need a per-node GID index ({', '.join(f'{k}={v}' for k, v in gids.items())}): "
-                 f"use the MPMD line in the details{note}", observed=envs, expected="one environment per node",
-                 details=details)
+    nccl_note = ("; NCCL: " + " ".join(f"{k}={v}" for k, v in nccl[names[0]].items())
+                 + " (NCCL < 2.21.5: also NCCL_IB_GID_INDEX=" + ",".join(f"{n}:{gids[n]}" for n in names) + ")")
+    differ = len(set(gids.values())) > 1
+    listing = ", ".join(f"{k}={v}" for k, v in gids.items())
+    if differ and pins:
+        f = good(CHECK, facts, f"jobs pin the GID index ({'; '.join(pins)}) and it differs per node ({listing}): "
+                 f"use the MPMD line in the details, or stop pinning it (UCX_IB_GID_INDEX=auto){note}",
+                 observed=printed, expected="one environment per node", details=details)
         f.status = Status.WARN
-        f.fix = line + "  # or make the GID tables agree (RW407)"
+        f.fix = line + "  # or make the GID tables agree (RW407), or leave UCX_IB_GID_INDEX unset (auto)"
         return [f]
-    return [good(CHECK, facts, f"jobs get RDMA with: {line}{note}", observed=envs, expected="the variables shown",
-                 details=details)]
+    auto = ("" if pins else "; the RoCE v2 GID index is left to UCX (auto)"
+            + (f" — it differs per node ({listing}), which matters only to a job that pins it" if differ else ""))
+    return [good(CHECK, facts, f"jobs get RDMA with: {line}{auto}{nccl_note}{note}", observed=printed,
+                 expected="the variables shown", details=details)]
 
 
+def _pins(configs: dict, names: list[str], policy: Policy) -> list[str]:
+    """Where jobs get a fixed GID index: a node's ucx_info -c, or the site's policy.mpi_env."""
+    pins = []
+    for n in names:
+        value = ((configs.get(n) or {}).get("UCX_IB_GID_INDEX") or "").strip()
+        if value.isdigit():
+            pins.append(f"{n}: UCX_IB_GID_INDEX={value}")
+    for key in ("UCX_IB_GID_INDEX", "NCCL_IB_GID_INDEX"):
+        m = re.search(rf"(?:^|\s){key}=(\d+)", policy.mpi_env or "")
+        if m:
+            pins.append(f"policy.mpi_env {key}={m.group(1)}")
+    return pins
+
+
+def _nccl(names: list[str], nodes: list[dict], envs: dict) -> tuple[dict, dict]:
+    """NCCL's variables per node; NCCL_IB_GID_INDEX only in the set for NCCL < 2.21.5 (DOMAIN §7)."""
+    by_name = {n["node"]: n for n in nodes}
+    nccl, old = {}, {}
+    for n in names:
+        hca = envs[n]["UCX_NET_DEVICES"]  # <dev>:<port>, verified by RW402
+        nccl[n] = {"NCCL_IB_HCA": f"={hca}", "NCCL_IB_TC": envs[n]["UCX_IB_TRAFFIC_CLASS"]}
+        idx = envs[n].get("UCX_IB_GID_INDEX") or (by_name.get(n) or {}).get("gid_index")
+        old[n] = {**nccl[n], **({"NCCL_IB_GID_INDEX": str(idx)} if idx is not None else {})}
+    return nccl, old

@@ -8,8 +8,10 @@ What it checks
     `maxVirtualFunctionSupported`. Requested ≠ active with `summary.rebootRequired` means the change
     waits for a host reboot. One finding per PF, on the host's name.
     Across targets (when the same run reads the host over SSH): the count must agree with the
-    host's nmlx5_core `max_vfs` entry for that vmnic, and the card's VFs must stay below firmware
-    `NUM_OF_VFS` (RW208's observation) — the three places a VF count lives must agree.
+    host's nmlx5_core `max_vfs` entry for that vmnic, and each PF's count must not exceed firmware
+    `NUM_OF_VFS` (RW208's observation), which NVIDIA documents as a per-PF ceiling (DOMAIN §7):
+    compared per PF, never summed over the card's ports (the site's Σ+1 rule,
+    `policy.num_of_vfs_rule`, is RW208's to judge) — the three places a VF count lives must agree.
     Without an inventory: every PF with SR-IOV enabled, requested = active.
 
 Why it matters
@@ -26,6 +28,12 @@ How to fix by hand
         host.configManager.pciPassthruSystem.UpdatePassthruConfig([vim.host.SriovConfig(
             id='0000:3b:00.0', sriovEnabled=True, numVirtualFunction=8, passthruEnabled=False)])
     The host reports `summary.rebootRequired` until it rebooted.
+    Sources: the client path — seed 000 (Configure SR-IOV on the PF, then reboot); the properties
+    (`config.pciPassthruInfo` → HostSriovInfo `sriovEnabled`, `sriovActive`, `numVirtualFunction`,
+    `numVirtualFunctionRequested`, `maxVirtualFunctionSupported`; `summary.rebootRequired`) and
+    `HostPciPassthruSystem.UpdatePassthruConfig(HostSriovConfig)` — "vSphere Web Services API"
+    reference (https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/); NUM_OF_VFS as a
+    per-PF ceiling — NVIDIA's mlxconfig parameter text quoted in DOMAIN §7.
 
 Fix safety
     disruptive: takes effect at the next host reboot (maintenance mode first; its VMs move or stop).
@@ -232,17 +240,19 @@ def compare_targets(findings: list[Finding], everything: list[Finding]) -> list[
                     problems.setdefault(i, []).append(
                         f"vSphere requests {requested} VFs but nmlx5_core max_vfs gives {vmnic} {entries[vmnic]} "
                         f"(RW208 on {host})")
-            total = sum(f.details.get("requested") or 0 for f in mine)
-            if isinstance(num, int) and total >= num and total:
-                for i in range(len(mine)):
+            # NUM_OF_VFS is a per-PF ceiling (DOMAIN §7): each PF's count against it, never the ports summed
+            # (the site's Σ+1 rule is RW208's to judge; a passing RW208 finding means it held)
+            for i, f in enumerate(mine):
+                requested = f.details.get("requested")
+                if isinstance(num, int) and isinstance(requested, int) and requested > num:
                     problems.setdefault(i, []).append(
-                        f"vSphere's VFs on card {card} sum to {total}, firmware NUM_OF_VFS={num} keeps none for "
-                        "the PF (RW208)")
+                        f"vSphere requests {requested} VFs on this PF, more than firmware NUM_OF_VFS={num} offers "
+                        "each PF (RW208)")
             for i, why in problems.items():
                 f = mine[i]
                 f.status = Status.FAIL
                 f.summary = f"{f.subject}: " + "; ".join(why) + ": the three places a VF count lives must agree"
-                f.expected = {"vsphere": "= max_vfs entry", "sum on the card": f"< NUM_OF_VFS ({num})"}
+                f.expected = {"vsphere": "= max_vfs entry", "per PF": f"<= NUM_OF_VFS ({num})"}
                 f.observed = {**(f.observed or {}), "max_vfs_entries": entries, "NUM_OF_VFS": num}
                 f.fix = ("make vSphere, max_vfs and NUM_OF_VFS agree: either\n"
                          + _sriov_fix(host, [(f.details["pf"], entries.get(f.details.get("vmnic")))])

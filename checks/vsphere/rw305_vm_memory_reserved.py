@@ -1,10 +1,11 @@
 """RW305 vm-memory-reserved — each compute VM has all its memory reserved (locked to max)
 
 What it checks
-    `config.memoryReservationLockedToMax` is true for every compute VM (the inventory's guests'
-    `vm:`; without them, every VM with an SR-IOV adapter): "Reserve all guest memory (All locked)".
-    The observed value also shows `config.memoryAllocation.reservation` against
-    `config.hardware.memoryMB`. One finding per VM, on the VM's name.
+    Every compute VM (the inventory's guests' `vm:`; without them, every VM with an SR-IOV adapter)
+    has all its memory reserved: `config.memoryReservationLockedToMax` true ("Reserve all guest
+    memory (All locked)") passes; a fixed `config.memoryAllocation.reservation` equal to
+    `config.hardware.memoryMB` without the lock also passes, with a note (it powers on; a later
+    memory resize breaks it — DOMAIN §3 RW305, §7); less fails. One finding per VM, on its name.
 
 Why it matters
     A VM with a passthrough device (an SR-IOV VF) does not power on unless all its memory is
@@ -16,6 +17,11 @@ How to fix by hand
     vSphere Client: VM > Edit Settings > Virtual Hardware > Memory > Reservation: check "Reserve all
     guest memory (All locked)".
     pyVmomi: vm.ReconfigVM_Task(vim.vm.ConfigSpec(memoryReservationLockedToMax=True))
+    Sources: the properties and ConfigSpec.memoryReservationLockedToMax — "vSphere Web Services API"
+    reference (https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/), data objects
+    vim.vm.ConfigInfo / vim.vm.ConfigSpec (pyVmomi's names are the same); "the VM requires reserved
+    memory" for an SR-IOV passthrough adapter — seed 000 (Assign a Virtual Function as SR-IOV
+    Passthrough Adapter to a Virtual Machine).
 
 Fix safety
     safe: allowed while the VM runs (if the host lacks the free memory, vCenter refuses the change);
@@ -80,15 +86,21 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         locked, reserved, memory = (vm.get("memory_reservation_locked_to_max"), vm.get("memory_reservation_mb"),
                                     vm.get("memory_mb"))
         observed = {"memory_reservation_locked_to_max": locked, "reservation_mb": reserved, "memory_mb": memory}
-        expected = {"memory_reservation_locked_to_max": True}
+        expected = {"memory_reservation_locked_to_max": True, "or reservation_mb": memory}
         ev = [Evidence("vsphere_vms", facts.commands.get("vsphere_vms"), vm_fragment(facts, name, *KEYS))]
         if locked is True:
             findings.append(good_on(name, CHECK, facts, f"{name}: all guest memory reserved ({reserved} of {memory} MB, "
                                     "locked to max)", host=host, observed=observed, expected=expected, evidence=ev))
             continue
-        partial = (f"; a fixed reservation of {reserved} MB" + (" covers today's memory but not the next resize"
-                                                               if reserved == memory else f" of {memory} MB")
-                   if reserved else "")
+        if isinstance(reserved, int) and isinstance(memory, int) and memory and reserved >= memory:
+            # DOMAIN §7: a full fixed reservation is enough to power on with a passthrough VF
+            findings.append(good_on(name, CHECK, facts, f"{name}: all guest memory reserved ({reserved} of {memory} "
+                                    "MB) as a fixed reservation, not locked to max: enough to power on, but a later "
+                                    "memory resize leaves part of it unreserved (tick 'Reserve all guest memory "
+                                    "(All locked)' to follow resizes)", host=host, observed=observed,
+                                    expected=expected, evidence=ev))
+            continue
+        partial = (f"; a fixed reservation of {reserved} of {memory} MB" if reserved else "")
         off = " (if vCenter refuses while it runs, power the VM off first)" if vm.get("power_state") == "poweredOn" else ""
         findings.append(bad_on(
             name, CHECK, facts, f"{name}: memory is not reserved (memoryReservationLockedToMax {locked}){partial}: a VM "

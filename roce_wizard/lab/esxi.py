@@ -502,6 +502,13 @@ _KNOWN_VIBS = {v.name: v for v in (scenarios.MFT, scenarios.NMST, scenarios.NMLX
                                     scenarios.NMLX5_RDMA_ASYNC)}
 
 
+def datastore(world: World) -> dict[str, str]:
+    """The shared datastore's package files in this world (a copy of `datastore_files()` to start with):
+    a test or a lab user may put other packages there, e.g. NVIDIA's offline-bundle .zip of MFT/NMST
+    instead of the .vib files."""
+    return world.__dict__.setdefault("lab_datastore", dict(datastore_files()))
+
+
 def datastore_files() -> dict[str, str]:
     """The packages seed 000 keeps on the shared datastore (what the fixes install from)."""
     return {
@@ -523,13 +530,18 @@ def _vibs_in_file(path: str) -> list[Vib] | None:
             return [_KNOWN_VIBS[name]]
     if base.endswith(".zip") and "nmlx5" in base.lower():
         return [scenarios.NMLX5_ASYNC, scenarios.NMLX5_RDMA_ASYNC]
+    # an offline bundle / component zip of the firmware tools (DOMAIN §7: NVIDIA ships them so too); the
+    # real esxcli reads the bundle's index.xml, the lab goes by the name
+    for name in ("nmst", "mft"):
+        if base.endswith(".zip") and re.search(name, base, re.IGNORECASE):
+            return [_KNOWN_VIBS[name]]
     return None
 
 
 def _package_exists(ctx: Ctx, path: str) -> bool:
     if not path.startswith("/"):
         return False
-    if path in ctx.files or path in datastore_files():
+    if path in ctx.files:  # the world's datastore (files() holds it)
         return True
     # another datastore folder holding a copy of a known package
     return path.startswith("/vmfs/volumes/") and "*" not in path and _vibs_in_file(path) is not None
@@ -618,7 +630,8 @@ NMLX5_CORE_PARAMS: list[tuple[str, str, str]] = [
     ("DYN_RSS", "int", "Enable dynamic RSS. Values: 0 - disabled (default), 1 - enabled"),
     ("GEN_RSS", "int", "Requested max number of generic RSS engines. Values: 0 - disabled, 2 (default), 3 - max"),
     ("RSS", "int", "Number of RSS queues to use for the NetQ. Valid values: [0-16]"),
-    ("ecn", "int", "Enable the ECN support. Values: 0 - disabled, 1 - enabled (default)"),
+    # no default claimed: NVIDIA's 4.17.15.16 manual says 0 (Default), seed 000 says 4.21 enables it
+    ("ecn", "int", "Enable the ECN support. Values: 0 - disabled, 1 - enabled"),
     ("enable_nmlx_debug", "int",
      "Enable debug prints for the core module. Values: 0 - disabled (default), 1 - enabled"),
     ("geneve_offload_enable", "int", "Enable GENEVE offloads. Values: 0 - disabled, 1 - enabled (default)"),
@@ -1699,7 +1712,7 @@ def programs(world: World, host_name: str) -> dict[str, Program]:
 def files(world: World, host_name: str) -> dict[str, str]:
     """Virtual files: the packages on the shared datastore, and a small esx.conf excerpt."""
     host = world.hosts[host_name]
-    out = dict(datastore_files())
+    out = dict(datastore(world))
     conf = [f'/adv/Misc/HostName = "{host.name}"',
             f'/adv/Power/CpuPolicy = "{host.power_policy}"']
     if host.module_params:

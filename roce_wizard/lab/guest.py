@@ -73,7 +73,7 @@ def _gs(world: World, guest: Guest) -> dict[str, Any]:
             # what the machine comes up with: the scenario's (and an injected fault's) state persists
             "nm": {i.name: {"mtu": i.mtu, "ipv4": list(i.ipv4), "autoconnect": i.up} for i in guest.interfaces},
             "persist": {"pause": (guest.pause_rx, guest.pause_tx), "traffic_class": guest.traffic_class,
-                        "qos": (guest.qos_trust, list(guest.qos_pfc))},
+                        "qos": (guest.qos_trust, list(guest.qos_pfc)), "rdma_cm_tos": guest.rdma_cm_tos},
             "ipv6": {},  # ifname -> extra IPv6 addresses (beyond the EUI-64 link-local)
             "gid_order": {},  # ifname -> addresses in the order the GID table got them
             "ll_mode": "eui64",  # NetworkManager ipv6.addr-gen-mode for the RoCE netdev
@@ -105,6 +105,7 @@ def _boot(world: World, guest: Guest, st: dict[str, Any]) -> None:
             iface.mtu, iface.ipv4, iface.up = prof["mtu"], list(prof["ipv4"]), prof["autoconnect"]
     guest.pause_rx, guest.pause_tx = st["persist"]["pause"]
     guest.traffic_class = st["persist"]["traffic_class"]
+    guest.rdma_cm_tos = st["persist"].get("rdma_cm_tos")
     guest.qos_trust, guest.qos_pfc = st["persist"]["qos"][0], list(st["persist"]["qos"][1])
     st["gid_order"] = {}
     _reset_counters(st, guest)
@@ -119,6 +120,7 @@ def _driver_reload(world: World, guest: Guest, st: dict[str, Any]) -> None:
     """`openibd force-restart`: the new stack loads; sysfs/configfs settings and counters start over."""
     guest.ofed_pending = False
     guest.traffic_class = None
+    guest.rdma_cm_tos = None  # rdma_cm reloads: its configfs groups are gone
     if not guest.cma_persisted:
         guest.cma_roce_mode = "IB/RoCE v1"
     st["gid_order"] = {}
@@ -729,11 +731,14 @@ def prog_ethtool(ctx: Ctx, argv: list[str]) -> Reply:
     if iface is None:
         return _err("netlink error: no device matches name (offset 24)\nnetlink error: No such device", 1)
     paravirtual = _driver(guest, iface) == "vmxnet3"  # no pause parameters to show or set
+    # an mlx5 VF is not the port owner: the kernel refuses to set pause (EOPNOTSUPP, Linux commit "net/mlx5e:
+    # Only support tx/rx pause setting for port owner") and its read cannot see the port's (zeroed: off)
+    mlx5_vf = guest.vm is not None and _driver(guest, iface) == "mlx5_core"
     if flag in ("-a", "--show-pause"):
         if paravirtual:
             return _err(f"Pause parameters for {iface.name}:\nCannot get device pause settings: Operation not "
                         "supported", 76)
-        roce = iface.name == guest.roce_netdev
+        roce = iface.name == guest.roce_netdev and not mlx5_vf
         rx, tx = (guest.pause_rx, guest.pause_tx) if roce else (False, False)
         on = {True: "on", False: "off"}
         return _ok(f"Pause parameters for {iface.name}:\nAutonegotiate:\toff\nRX:\t\t{on[rx]}\nTX:\t\t{on[tx]}\n\n")
@@ -746,7 +751,7 @@ def prog_ethtool(ctx: Ctx, argv: list[str]) -> Reply:
                 return _err(f"ethtool (-A): no value for parameter '{key}'", 1)
             if rest[2 * n + 1] not in ("on", "off"):
                 return _err(f"ethtool (-A): invalid value '{rest[2 * n + 1]}' for parameter '{key}'", 1)
-        if paravirtual:
+        if paravirtual or mlx5_vf:
             return _err("Cannot set device pause parameters: Operation not supported", 76)
         for key, val in zip(rest[::2], rest[1::2], strict=True):
             if iface.name == guest.roce_netdev and key == "rx":
@@ -2378,6 +2383,9 @@ def files(world: World, guest_name: str) -> dict[str, str]:
         if guest.ofed_version and not guest.ofed_pending:  # the tc/ directory is MLNX_OFED's
             tclass = guest.traffic_class
             out[f"{base}/tc/1/traffic_class"] = f"Global tclass={tclass}\n" if tclass is not None else ""
+        if guest.rdma_cm_tos is not None and p.netdev.name == guest.roce_netdev:
+            # drivers/infiniband/core/cma_configfs.c prints the TOS as "%u\n"
+            out[f"/sys/kernel/config/rdma_cm/{p.dev}/ports/{p.port}/default_roce_tos"] = f"{guest.rdma_cm_tos}\n"
         pb = f"{base}/ports/{p.port}"
         out[f"{pb}/state"] = "4: ACTIVE\n" if p.active else "1: DOWN\n"
         out[f"{pb}/phys_state"] = "5: LinkUp\n" if p.active else "3: Disabled\n"
@@ -2461,6 +2469,8 @@ def add_baremetal(world: World, count: int = 1, healthy: bool = True) -> list[Gu
                 Interface("ens1f1np1", f"0c:42:a1:{0x40 + index:02x}:7e:21", 1500, [], up=False),
             ],
             cma_roce_mode="RoCE v2" if healthy else "IB/RoCE v1", cma_persisted=healthy,
+            traffic_class=(26 << 2 | 2) if healthy else None,  # DSCP 26 + ECT(0): RW411 passes
+            rdma_cm_tos=(26 << 2 | 2) if healthy else None,  # configfs dir made and set by a boot hook
             qos_trust="dscp" if healthy else "pcp",
             qos_pfc=[0, 0, 0, 1, 0, 0, 0, 0] if healthy else [0] * 8,
         )
@@ -2487,7 +2497,7 @@ def _persist(world: World, target: str) -> None:
         return  # not seen yet: the first look snapshots the state, fault included
     st["nm"] = {i.name: {"mtu": i.mtu, "ipv4": list(i.ipv4), "autoconnect": i.up} for i in guest.interfaces}
     st["persist"] = {"pause": (guest.pause_rx, guest.pause_tx), "traffic_class": guest.traffic_class,
-                     "qos": (guest.qos_trust, list(guest.qos_pfc))}
+                     "qos": (guest.qos_trust, list(guest.qos_pfc)), "rdma_cm_tos": guest.rdma_cm_tos}
 
 
 def _roce_iface(world: World, target: str) -> Interface:
@@ -2631,7 +2641,8 @@ FAULTS: dict[str, Fault] = {f.code: f for f in (
     Fault("RW407", "guest", "only RoCE v1 GIDs (no RoCE v2 IPv4 GID)", _f_rw407),
     Fault("RW408", "guest", "rdma_cm default mode IB/RoCE v1", _f_rw408),
     Fault("RW409", "linux", "mlnx_qos trust pcp on the PF", _f_rw409),
-    Fault("RW410", "guest", "global pause RX/TX on the RoCE netdev", _f_rw410),
+    # bare metal: an mlx5 VF in a guest cannot set port pause at all (RW410 is n/a there)
+    Fault("RW410", "linux", "global pause RX/TX on the RoCE netdev of the PF", _f_rw410),
     Fault("RW411", "guest", "default RoCE traffic class 96 (DSCP 24) instead of 104", _f_rw411),
     Fault("RW412", "linux", "SRIOV_EN set to False for the next boot (mlxconfig)", _f_rw412),
 )}

@@ -201,6 +201,10 @@ class Guest:
     cma_roce_mode: str = "IB/RoCE v1"  # lost on reboot unless persisted
     cma_persisted: bool = False
     traffic_class: int | None = None  # /sys/class/infiniband/<dev>/tc/1/traffic_class
+    # rdma_cm's configfs default_roce_tos of the RoCE device (kernel configfs-rdma_cm ABI); None: the
+    # /sys/kernel/config/rdma_cm/<dev> directory was never made, so the file does not exist. configfs
+    # lives in memory: a boot brings back only what a boot hook writes (the lab's `persist` state).
+    rdma_cm_tos: int | None = None
     pause_rx: bool = False  # ethtool -a on the RoCE netdev
     pause_tx: bool = False
     missing_tools: set[str] = field(default_factory=set)  # tools removed (fault RW002)

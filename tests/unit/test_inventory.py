@@ -359,6 +359,13 @@ def test_switch_mtu_not_above_eth_mtu_warns(tmp_path):
     assert "inventory.yaml:1: policy: switch_mtu 9000 does not exceed eth_mtu 9216" in inv.warnings[0]
 
 
+def test_num_of_vfs_rule_defaults_to_the_sites_sum_plus_one_and_accepts_per_port(tmp_path):
+    assert load(tmp_path, "targets: {}\n").policy.num_of_vfs_rule == "sum_plus_one"
+    assert load(tmp_path, "policy: {num_of_vfs_rule: per_port}\ntargets: {}\n").policy.num_of_vfs_rule == "per_port"
+    with pytest.raises(InventoryError, match="expected 'sum_plus_one' or 'per_port', got"):
+        load(tmp_path, "policy: {num_of_vfs_rule: sum}\ntargets: {}\n")
+
+
 def test_switch_port_on_unknown_switch_warns(tmp_path):
     inv = load(
         tmp_path,

@@ -165,6 +165,14 @@ CASES: list[Case] = [
     Case("RW104", "dell-dapc-profile", WARN, {"redfish_bios": dell(SysProfile="PerfPerWattOptimizedDapc")},
          target=bmc(), summary_has="PerfPerWattOptimizedDapc"),
     Case("RW104", "hpe-os-control", PASS, {"redfish_bios": hpe()}, target=bmc(), summary_has="PowerRegulator"),
+    # DOMAIN §7: every performance profile passes; only the energy savers warn (values HAND-EDITED into
+    # the recorded documents)
+    Case("RW104", "dell-performance-profile", PASS, {"redfish_bios": dell(SysProfile="PerfOptimized")},
+         target=bmc(), summary_has="SysProfile = PerfOptimized"),
+    Case("RW104", "hpe-static-high-performance", PASS, {"redfish_bios": hpe(PowerRegulator="StaticHighPerf")},
+         target=bmc(), summary_has="PowerRegulator = StaticHighPerf"),
+    Case("RW104", "dell-dense-config-saves-energy", WARN, {"redfish_bios": dell(SysProfile="DenseCfgOptimized")},
+         target=bmc(), summary_has="expected PerfPerWattOptimizedOs or PerfOptimized"),
     Case("RW104", "hpe-dynamic-power-savings", WARN, {"redfish_bios": hpe(PowerRegulator="DynamicPowerSavings")},
          target=bmc()),
     Case("RW104", "esxi-without-bmc", SKIP, {}, facts=NO_BMC, target=esxi()),

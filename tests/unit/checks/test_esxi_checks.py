@@ -110,6 +110,8 @@ def mlx_seed(**rows: tuple[str, str]) -> str:
 
 MLX_PENDING = mlx_seed(SRIOV_EN=("False(0)", "True(1)"), NUM_OF_VFS=("0", "16"))  # set, not yet rebooted
 MLX_15 = mlx_seed(NUM_OF_VFS=("15", "15"))  # trap: 15 is not > 8 + 7
+MLX_7 = mlx_seed(NUM_OF_VFS=("7", "7"))  # below vmnic2's 8: a per-PF ceiling too small for that port
+PER_PORT = Policy(num_of_vfs_rule="per_port")
 MLX_SRIOV_OFF = mlx_seed(SRIOV_EN=("False(0)", "False(0)"))  # trap: NUM_OF_VFS=16, SRIOV_EN False
 MLX_P2_IB = mlx_seed(LINK_TYPE_P2=("IB(1)", "IB(1)"))
 MLX_P2_PENDING = mlx_seed(LINK_TYPE_P2=("IB(1)", "ETH(2)"))
@@ -310,6 +312,16 @@ CASES: list[Case] = [
     Case("RW208", "trap-15-not-over-15", FAIL,
          {"mlxconfig_query": MLX_15, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
          target=esxi(), summary_has="NUM_OF_VFS=15 does not exceed 15"),
+    # DOMAIN §7: NUM_OF_VFS is a per-PF ceiling; the site's default rule still asks for Σ+1
+    Case("RW208", "per-port-15-covers-8-and-7", PASS,
+         {"mlxconfig_query": MLX_15, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
+         target=esxi(), policy=PER_PORT, summary_has="judged by per_port: the firmware covers every port"),
+    Case("RW208", "sum-rule-15-says-firmware-covers-every-port", FAIL,
+         {"mlxconfig_query": MLX_15, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
+         target=esxi(), summary_has="the firmware already covers every port"),
+    Case("RW208", "per-port-7-below-vmnic2", FAIL,
+         {"mlxconfig_query": MLX_7, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
+         target=esxi(), policy=PER_PORT, summary_has="below vmnic2=8"),
     Case("RW208", "trap-sriov-en-false", FAIL,
          {"mlxconfig_query": MLX_SRIOV_OFF, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
          target=esxi(), summary_has="SRIOV_EN is False although NUM_OF_VFS=16"),
@@ -348,8 +360,9 @@ CASES: list[Case] = [
          policy=Policy(trust="pcp")),
     # RW211 ecn-enabled (warn)
     Case("RW211", "seed-csv", PASS, {"esxi_module_params": PARAMS_SEED}, target=esxi()),
-    Case("RW211", "unset-driver-default", PASS, {"esxi_module_params": esxcfg_module("max_vfs=0,0,8,7")},
-         summary_has="driver default is ecn=1"),
+    # DOMAIN §7: the nmlx5 default is not assumed (0 in the 4.17 manual, 1 per seed 000 on 4.21)
+    Case("RW211", "unset-could-not-tell", WARN, {"esxi_module_params": esxcfg_module("max_vfs=0,0,8,7")},
+         summary_has="could not tell whether ECN is on"),
     Case("RW211", "ecn-0", WARN, {"esxi_module_params": esxcfg_module(SEED_OPTIONS.replace("ecn=1", "ecn=0"))}),
     # RW212 global-pause-off
     Case("RW212", "csv-roce-vmnics-off", PASS, {"esxi_pause_params": PAUSE_SEED_OFF_CSV}, target=esxi()),
@@ -424,6 +437,8 @@ def test_rw201_fix_installs_each_missing_vib_from_the_datastore():
     assert _worst("RW201-corpus-dell-no-mft").fix == (
         "esxcli software vib install -v /vmfs/volumes/datastore1/mellanox/MEL_bootbank_mft_*.vib -f\n"
         "esxcli software vib install -v /vmfs/volumes/datastore1/mellanox/MEL_bootbank_nmst_*.vib -f\n"
+        "# or, when the package is an offline bundle / component .zip: esxcli software vib install -d "
+        "/vmfs/volumes/datastore1/mellanox/<the mft / nmst .zip>\n"
         "# then reboot the host (batch with the nmlx5 driver install, RW204)"
     )
     assert _worst("RW201-csv-nmst-missing").fix.splitlines()[0] == (
@@ -465,6 +480,21 @@ def test_rw208_trap_15_raises_num_of_vfs_to_16():
     assert f.observed["card_entries"] == {"vmnic2": 8, "vmnic3": 7} and f.observed["sum"] == 15
 
 
+def test_rw208_says_which_rule_judged_and_plans_by_it():
+    f = _worst("RW208-sum-rule-15-says-firmware-covers-every-port")
+    assert f.observed["rule"] == "sum_plus_one" and f.observed["covers_every_port"] is True
+    assert f.observed["card_max"] is None and "maximum was not read" in f.summary
+    assert f.fix.splitlines()[0] == rw208_fix(16)
+    per_port = _worst("RW208-per-port-7-below-vmnic2")
+    assert per_port.observed["rule"] == "per_port" and per_port.observed["covers_every_port"] is False
+    assert per_port.fix.splitlines()[0] == rw208_fix(8)  # the largest entry, not Σ+1
+    case = next(c for c in CASES if c.id == "RW208-per-port-7-below-vmnic2")
+    plan = CATALOG["RW208"].plan_fix(build_facts(case), case.policy)
+    assert plan is not None and "NUM_OF_VFS=8" in plan.steps[0].command
+    # under the default rule the same 7 is below both: Σ+1 is planned
+    assert CATALOG["RW208"].evaluate(build_facts(case), Policy())[0].fix.splitlines()[0] == rw208_fix(16)
+
+
 def test_rw208_trap_sriov_en_false_sets_sriov_en():
     f = _worst("RW208-trap-sriov-en-false")
     assert f.fix == "/opt/mellanox/bin/mlxconfig -d mt4119_pciconf1 -y set SRIOV_EN=1" + REBOOT
@@ -474,14 +504,23 @@ def test_rw208_inventory_mismatch_writes_the_full_string():
     f = _worst("RW208-max-vfs-differs-from-inventory")
     # csv lists the params by name: max_vfs, pfctx; max_vfs takes the inventory's counts and, since
     # `-p` replaces the whole string, the other policy keys are put right in the same string
-    assert f.fix == PARAMS_SET.format("max_vfs=0,0,8,7 pfctx=0x08 pfcrx=0x08 trust_state=2")
+    assert f.fix == PARAMS_SET.format("max_vfs=0,0,8,7 pfctx=0x08 pfcrx=0x08 trust_state=2 ecn=1")
     assert f.observed == {"vmnic3": 0} and f.expected == {"vmnic2": 8, "vmnic3": 7}
+
+
+def test_rw211_unset_plans_ecn_1_explicitly_in_the_full_string():
+    case = next(c for c in CASES if c.id == "RW211-unset-could-not-tell")
+    f = _worst(case.id)
+    assert f.observed is None and f.expected == "1, set explicitly"
+    assert "ecn=1" in f.fix and "max_vfs=0,0,8,7" in f.fix
+    assert CATALOG["RW211"].plan_fix(build_facts(case), case.policy) is not None
 
 
 def test_rw209_trap_fix_keeps_max_vfs_and_trust_state():
     for case_id in ("RW209-trap-pfc-unset-csv", "RW209-trap-pfc-unset-esxcfg"):
         f = _worst(case_id)
-        assert f.fix == PARAMS_SET.format("max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08"), case_id
+        # ecn too: unset is not assumed to be on (RW211), so the one desired string sets it
+        assert f.fix == PARAMS_SET.format("max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08 ecn=1"), case_id
         assert f.details["params_before"] == "max_vfs=0,0,8,7 trust_state=2"
 
 
@@ -495,8 +534,8 @@ def test_rw209_fix_writes_every_policy_key_so_fixes_cannot_undo_each_other():
 
 def test_rw210_fix_adds_trust_state_to_the_full_string():
     assert _worst("RW210-unset-default-pcp").fix == PARAMS_SET.format(
-        "max_vfs=0,0,8,7 pfcrx=0x08 pfctx=0x08 trust_state=2")
-    assert _worst("RW210-trust-pcp").fix == PARAMS_SET.format("trust_state=2 pfctx=0x08 pfcrx=0x08")
+        "max_vfs=0,0,8,7 pfcrx=0x08 pfctx=0x08 trust_state=2 ecn=1")
+    assert _worst("RW210-trust-pcp").fix == PARAMS_SET.format("trust_state=2 pfctx=0x08 pfcrx=0x08 ecn=1")
 
 
 def test_rw211_fix_keeps_the_seed_string():

@@ -18,8 +18,12 @@ HEALTHY_PARAMS = "ecn=1 max_vfs=0,0,8,7 pfcrx=0x08 pfctx=0x08 trust_state=2"
 # code -> (safety, reboot, needs, exact commands of the steps)
 EXPECTED = {
     "RW201": (Safety.DISRUPTIVE, RebootKind.HOST, (), [
-        "esxcli software vib install -v /vmfs/volumes/datastore1/mellanox/MEL_bootbank_mft_*.vib -f",
-        "esxcli software vib install -v /vmfs/volumes/datastore1/mellanox/MEL_bootbank_nmst_*.vib -f"]),
+        "if ls /vmfs/volumes/datastore1/mellanox/MEL_bootbank_mft_*.vib >/dev/null 2>&1; then esxcli software vib "
+        "install -v /vmfs/volumes/datastore1/mellanox/MEL_bootbank_mft_*.vib -f; else esxcli software vib install -d "
+        "/vmfs/volumes/datastore1/mellanox/*[Mm][Ff][Tt]*.zip; fi",
+        "if ls /vmfs/volumes/datastore1/mellanox/MEL_bootbank_nmst_*.vib >/dev/null 2>&1; then esxcli software vib "
+        "install -v /vmfs/volumes/datastore1/mellanox/MEL_bootbank_nmst_*.vib -f; else esxcli software vib install -d "
+        "/vmfs/volumes/datastore1/mellanox/*[Nn][Mm][Ss][Tt]*.zip; fi"]),
     "RW202": (Safety.SAFE, RebootKind.NONE, ("RW201",), ["/opt/mellanox/bin/mst start"]),
     "RW203": (Safety.DISRUPTIVE, RebootKind.FW_RESET, ("RW201", "RW202"), [
         "/opt/mellanox/bin/mlxfwmanager --online -u -d 3b:00.0 -f -y"]),
@@ -104,10 +108,12 @@ def test_module_params_trap_keeps_max_vfs_and_trust():
     plan = plan_for(world, HOST, "RW209")
     (step,) = plan.steps
     assert step.before == "max_vfs=0,0,8,7 trust_state=2"
-    assert step.after == "max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08"
-    assert step.command == PARAMS_SET.format("max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08")
+    # ecn=1 too: an unset ecn is not assumed to be on (RW211), and the one desired string sets every key
+    assert step.after == "max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08 ecn=1"
+    assert step.command == PARAMS_SET.format("max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08 ecn=1")
     _fix(world, "RW209")
-    assert host.module_params == {"max_vfs": "0,0,8,7", "trust_state": "2", "pfctx": "0x08", "pfcrx": "0x08"}
+    assert host.module_params == {"max_vfs": "0,0,8,7", "trust_state": "2", "pfctx": "0x08", "pfcrx": "0x08",
+                                  "ecn": "1"}
     for code in ("RW208", "RW209", "RW210", "RW211", "RW215"):
         assert statuses(world, HOST, code) == {Status.PASS}, code
         assert CATALOG[code].plan_fix is None or plan_for(world, HOST, code) is None
@@ -183,3 +189,23 @@ def test_unsafe_values_never_reach_a_command():
     facts = Facts(data={"esxi_vib_list": {"vibs": []}})
     with pytest.raises(UnsafeValue):
         CATALOG["RW201"].plan_fix(facts, bad_store)
+
+
+def test_rw201_installs_mft_and_nmst_from_offline_bundle_zips_when_the_datastore_has_no_vibs():
+    """DOMAIN §7: NVIDIA ships MFT/NMST for ESXi as offline-bundle / component zips as well as VIBs.
+    The datastore here holds only zips (names HAND-WRITTEN in NVIDIA's capitalised style)."""
+    from roce_wizard.lab import esxi as lab_esxi
+
+    world = scenarios.healthy()
+    faults.inject(world, f"RW201@{HOST}")
+    store = lab_esxi.datastore(world)
+    for path in [p for p in store if p.endswith(".vib")]:
+        del store[path]
+    folder = "/vmfs/volumes/datastore1/mellanox"
+    store[f"{folder}/Mellanox-MFT-Tools_4.18.1.14-1OEM.700.1.0.15843807.zip"] = "(offline bundle: mft)\n"
+    store[f"{folder}/Mellanox-NATIVE-NMST_4.18.1.14-1OEM.700.1.0.15843807.zip"] = "(offline bundle: nmst)\n"
+    plan = plan_for(world, HOST, "RW201")
+    apply(world, HOST, plan)
+    reboot_if_needed(world, HOST, plan)
+    assert statuses(world, HOST, "RW201") == {Status.PASS}
+    assert plan_for(world, HOST, "RW201") is None

@@ -13,7 +13,8 @@ import json
 import pytest
 
 from roce_wizard.model import Finding, MissingFact, Policy, Status, TargetKind
-from tests.checkcases import CATALOG, Case, guest, run_case
+from roce_wizard.parsers import PARSERS
+from tests.checkcases import CATALOG, Case, build_facts, guest, run_case
 from tests.conftest import corpus_text
 
 # ------------------------------------------------------------------------------------ seed copies
@@ -172,6 +173,8 @@ QOS_PCP = corpus_text("mlnx_qos/ens14f0-trust-pcp-no-dscp-map.txt")
 QOS_NO_TABLE = "\n".join(ln for ln in QOS_PVE.splitlines() if "prio:" not in ln and "dscp2prio" not in ln) + "\n"
 CMA = corpus_text("cma_roce_mode/cx4lx-default-ib-roce-v1-then-set-v2.txt")
 TC = corpus_text("roce_tc_sysfs/centos12-traffic-class-empty-then-set.txt")
+# HAND-WRITTEN in the kernel's format (drivers/infiniband/core/cma_configfs.c: "%u\n")
+RDMA_CM_TOS = "# cat /sys/kernel/config/rdma_cm/mlx5_2/ports/1/default_roce_tos\n{}\n"
 MLXCFG_CX4LX = corpus_text("mlxconfig_query/cx4lx-mcx4121a-full-next-boot-trailing-pad.txt")
 # derived from the recorded CX4-Lx query: the §4 trap NUM_OF_VFS 8 while SRIOV_EN is False(0)
 MLXCFG_SRIOV_OFF = MLXCFG_CX4LX.replace("SRIOV_EN                                    True(1)",
@@ -253,7 +256,7 @@ CASES: list[Case] = [
          target=guest(**BM), summary_has="eth0 itself has MTU 1500"),
     Case("RW404", "rxe-1024-analyze", Status.FAIL,
          {"ibv_devinfo": corpus_text("ibv_devinfo/rxe-soft-roce-verbose-gid-compressed.txt")},
-         summary_has="some MTU on the path is < 4200"),
+         summary_has="this node's netdev MTU is < 4200 (active_mtu follows the local netdev only)"),
     Case("RW404", "seed004-port-down-not-judged", Status.SKIP,
          {"ibv_devinfo": SEED004_IBV_DEVINFO, "ibdev2netdev": SEED004_IBDEV2NETDEV},
          target=guest(kind=LINUX, netdev="ens1f1np1"), summary_has="RW403"),
@@ -312,17 +315,36 @@ CASES: list[Case] = [
     Case("RW409", "pfc-on-prio4-policy", Status.FAIL, {"mlnx_qos": QOS_PVE}, target=guest(kind=LINUX, netdev="mce0"),
          policy=Policy(pfc_priority=4, roce_dscp=34), summary_has="expected only 4"),
     # RW410 linux-global-pause-off
-    Case("RW410", "pause-off", Status.PASS, {"ethtool_pause": PAUSE_OFF}, target=GUEST_T),
+    Case("RW410", "pause-off", Status.PASS, {"ethtool_pause": PAUSE_OFF}, target=guest(**BM)),
+    # DOMAIN §7: an mlx5 VF cannot read or set port pause (EOPNOTSUPP): n/a in a VF guest, even where
+    # ethtool printed something
+    Case("RW410", "vf-guest-not-applicable", Status.SKIP,
+         {"ethtool_pause": corpus_text("ethtool_pause/eth03-global-pause-rx-tx-on-tabs.txt")}, target=GUEST_T,
+         summary_has="n/a in a VF guest: an mlx5 VF cannot read or set port pause"),
     Case("RW410", "eth03-pause-on", Status.FAIL, {"ethtool_pause": corpus_text("ethtool_pause/eth03-global-pause-rx-tx-on-tabs.txt")},
          summary_has="global pause is on (RX/TX) on eth03"),
     # RW411 roce-traffic-class
     Case("RW411", "tclass-106-is-dscp26", Status.PASS, {"roce_tc_sysfs": TC}, summary_has="DSCP 26"),
-    Case("RW411", "unset-app-must-set", Status.PASS, {"roce_tc_sysfs": _lines(TC, 1)}, summary_has="UCX_IB_TRAFFIC_CLASS=104"),
+    # DOMAIN §7: unset is a warning naming what must then set the class (not a pass)
+    Case("RW411", "unset-app-must-set", Status.WARN, {"roce_tc_sysfs": _lines(TC, 1)},
+         summary_has="unless every application sets its class: UCX_IB_TRAFFIC_CLASS=104, NCCL_IB_TC=104"),
+    Case("RW411", "tclass-104-is-dscp26-not-ect", Status.PASS,
+         {"roce_tc_sysfs": "# cat /sys/class/infiniband/mlx5_2/tc/1/traffic_class\nGlobal tclass=104\n"},
+         summary_has="tclass 104 = DSCP 26"),
+    # rdma_cm's default TOS read beside it (decimal, as cma_configfs.c prints it: HAND-WRITTEN)
+    Case("RW411", "tclass-106-and-rdma-cm-tos-106", Status.PASS,
+         {"roce_tc_sysfs": TC, "rdma_cm_tos": RDMA_CM_TOS.format(106)}, summary_has="rdma_cm default_roce_tos 106"),
+    Case("RW411", "rdma-cm-tos-dscp-8-warns", Status.WARN,
+         {"roce_tc_sysfs": TC, "rdma_cm_tos": RDMA_CM_TOS.format(32)}, summary_has="rdma_cm default_roce_tos 32"),
     Case("RW411", "tclass-106-vs-dscp31", Status.FAIL, {"roce_tc_sysfs": TC}, policy=Policy(roce_dscp=31),
          summary_has="expected DSCP 31"),
     # RW412 mlxconfig-linux
     Case("RW412", "cx4lx-8-vfs", Status.PASS, {"mlxconfig_query": MLXCFG_CX4LX, "sriov_numvfs": SRIOV_TOTAL_8},
          target=guest(kind=LINUX, netdev="enp6s0f1np1", pf_pci="0000:06:00.1", vfs=(8,))),
+    # DOMAIN §7: NUM_OF_VFS is per PF — 8 covers 8 VFs on one port and 7 on the other (not 15 summed)
+    Case("RW412", "cx4lx-8-per-pf-covers-8-and-7", Status.PASS,
+         {"mlxconfig_query": MLXCFG_CX4LX, "sriov_numvfs": SRIOV_TOTAL_8},
+         target=guest(kind=LINUX, netdev="enp6s0f1np1", pf_pci="0000:06:00.1", vfs=(8, 7))),
     Case("RW412", "cx4lx-too-few-vfs", Status.FAIL, {"mlxconfig_query": MLXCFG_CX4LX, "sriov_numvfs": SRIOV_TOTAL_8},
          target=guest(kind=LINUX, netdev="enp6s0f1np1", pf_pci="0000:06:00.1", vfs=(16,)),
          summary_has="NUM_OF_VFS 8 on"),
@@ -378,18 +400,36 @@ def _compare():
     return module.compare_gid_indexes
 
 
-def _gid_finding(target: str, idx: int) -> Finding:
+def _gid_finding(target: str, idx: int, pinned_by: tuple[str, ...] = ()) -> Finding:
     return Finding(check="RW407", status=Status.PASS, summary=f"index {idx}", target=target,
-                   subject="mlx5_1/1 (ens256)", details={"gid_index": idx})
+                   subject="mlx5_1/1 (ens256)", details={"gid_index": idx, "pinned_by": list(pinned_by)})
 
 
-def test_compare_gid_indexes_warns_when_indexes_differ() -> None:
+def test_compare_gid_indexes_warns_when_indexes_differ_and_a_job_pins_one() -> None:
     compare = _compare()
-    [warn] = compare([_gid_finding("compute-01", 3), _gid_finding("compute-02", 5), _gid_finding("compute-03", 3)])
+    [warn] = compare([_gid_finding("compute-01", 3, ("ucx_info -c: UCX_IB_GID_INDEX=3",)),
+                      _gid_finding("compute-02", 5), _gid_finding("compute-03", 3)])
     assert warn.status is Status.WARN and warn.check == "RW407"
     assert warn.observed == {"compute-01": 3, "compute-02": 5, "compute-03": 3}
+    assert "compute-01: ucx_info -c: UCX_IB_GID_INDEX=3" in warn.summary
     assert "UCX_IB_GID_INDEX" in warn.fix and "compute-02:5" in warn.fix
     assert warn.expected
+
+
+def test_compare_gid_indexes_says_a_difference_does_not_matter_when_nothing_pins_it() -> None:
+    """DOMAIN §7: UCX_IB_GID_INDEX=auto and NCCL >= 2.21.5 pick each node's RoCE v2 IPv4 GID themselves."""
+    compare = _compare()
+    [note] = compare([_gid_finding("compute-01", 3), _gid_finding("compute-02", 5)])
+    assert note.status is Status.PASS and "UCX_IB_GID_INDEX=auto" in note.summary
+    assert "a job that pins" in note.summary
+
+
+def test_rw407_finding_records_what_pins_the_gid_index() -> None:
+    case = next(c for c in CASES if c.id == "RW407-trap-index5")
+    facts = build_facts(case)
+    facts.data["ucx_config"] = PARSERS["ucx_config"].parse("UCX_IB_GID_INDEX=5\nUCX_TLS=all\nUCX_NET_DEVICES=all\n")
+    [f] = CATALOG["RW407"].evaluate(facts, Policy(mpi_env="NCCL_IB_GID_INDEX=5"))
+    assert f.details["pinned_by"] == ["ucx_info -c: UCX_IB_GID_INDEX=5", "policy.mpi_env NCCL_IB_GID_INDEX=5"]
 
 
 def test_compare_gid_indexes_quiet_when_equal_or_single() -> None:
@@ -406,8 +446,9 @@ def test_compare_gid_indexes_from_real_findings() -> None:
                       target=guest("compute-01", kind=LINUX, netdev="rdma0", ip="192.168.211.242/24")))
     b = run_case(Case("RW407", "b", Status.PASS, {"show_gids": GIDS_INDEX5, "ip_json": IP_OK},
                       target=guest("compute-02")))
-    [warn] = compare([*a, *b])
-    assert warn.details["gid_indexes"] == {"compute-01": 3, "compute-02": 5}
+    [note] = compare([*a, *b])
+    assert note.details["gid_indexes"] == {"compute-01": 3, "compute-02": 5}
+    assert note.status is Status.PASS  # nothing pins the index in these recordings
 
 
 def test_rw409_fix_carries_real_priority_and_persistence() -> None:
@@ -427,15 +468,32 @@ def test_rw405_fix_names_netdev_and_persistence() -> None:
     assert "ip link set dev ens256 mtu 9000" in finding.fix and "nmcli con mod" in finding.fix
 
 
-def test_rw411_without_a_tc_knob_passes_and_names_the_application_setting() -> None:
+def test_rw411_without_a_tc_knob_warns_and_names_the_application_setting() -> None:
     from roce_wizard.model import Facts, ProbeFailure  # noqa: PLC0415
 
     facts = Facts(target=guest(), failures={"roce_tc_sysfs": ProbeFailure(
         "roce_tc_sysfs", "`cat /sys/class/infiniband/mlx5_0/tc/1/traffic_class` exited 1: cat: "
         "/sys/class/infiniband/mlx5_0/tc/1/traffic_class: No such file or directory", tool_missing=True)})
     (finding,) = CATALOG["RW411"].evaluate(facts, Policy())
-    assert finding.status is Status.PASS and "UCX_IB_TRAFFIC_CLASS=104" in finding.summary
+    assert finding.status is Status.WARN and "UCX_IB_TRAFFIC_CLASS=104" in finding.summary
+    assert "default_roce_tos" in finding.fix and CATALOG["RW411"].plan_fix(facts, Policy()) is None
     # any other failure to read it is still an error for the engine to report
     facts.failures["roce_tc_sysfs"] = ProbeFailure("roce_tc_sysfs", "timed out")
     with pytest.raises(MissingFact):
         CATALOG["RW411"].evaluate(facts, Policy())
+
+
+def test_rw412_judges_num_of_vfs_per_pf_not_summed():
+    case = next(c for c in CASES if c.id == "RW412-cx4lx-8-per-pf-covers-8-and-7")
+    f = next(f for f in run_case(case) if f.summary.startswith("RW208"))
+    assert f.status is Status.PASS and "8 VFs wanted per PF" in f.summary and "not summed over ports" in f.summary
+    assert CATALOG["RW412"].plan_fix(build_facts(case), case.policy) is None
+
+
+def test_rw404_never_sends_the_operator_to_a_switch_hop():
+    """DOMAIN §4/§7: active_mtu follows the LOCAL netdev MTU; a small switch hop never lowers it."""
+    for case in (c for c in CASES if c.code == "RW404" and c.expect is Status.FAIL):
+        for f in run_case(case):
+            text = f"{f.summary}\n{f.fix}".lower()
+            assert "switch" not in text and "hop" not in text and "path" not in text, (case.id, text)
+    assert "switch" not in CATALOG["RW404"].meta.fix_hint.lower()

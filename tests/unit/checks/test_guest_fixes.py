@@ -141,10 +141,10 @@ def test_rw408_cma_roce_mode_with_a_boot_unit():
 
 
 def test_rw410_pause_off_persisted_in_networkmanager():
-    world = scenarios.healthy()
-    faults.inject(world, f"RW410@{GUEST}")
-    plan = fix_and_verify(world, _target(world, GUEST), "RW410", Safety.SAFE, RebootKind.NONE)
-    assert plan.steps[0].command == "ethtool -A ens256 rx off tx off"
+    # bare metal: in a VF guest RW410 is n/a (an mlx5 VF cannot set port pause)
+    world, target = _baremetal("RW410")
+    plan = fix_and_verify(world, target, "RW410", Safety.SAFE, RebootKind.NONE)
+    assert plan.steps[0].command == "ethtool -A ens1f0np0 rx off tx off"
     assert "ethtool.pause-rx off ethtool.pause-tx off" in plan.steps[1].command
 
 
@@ -154,6 +154,15 @@ def test_rw411_traffic_class_with_a_boot_unit():
     plan = fix_and_verify(world, _target(world, GUEST), "RW411", Safety.SAFE, RebootKind.NONE)
     assert plan.steps[0].command == "echo 104 > /sys/class/infiniband/mlx5_0/tc/1/traffic_class"
     assert plan.steps[0].before == "96" and plan.steps[0].after == "104"
+
+
+def test_rw410_a_vf_guest_cannot_set_pause_and_plans_nothing():
+    world = scenarios.healthy()
+    reply = fixkit.run_line(world, GUEST, "ethtool -A ens256 rx off tx off")
+    assert reply.exit_status != 0 and "Cannot set device pause parameters: Operation not supported" in reply.stderr
+    target = _target(world, GUEST)
+    assert statuses(world, target, "RW410") == {Status.SKIP}
+    assert plan_for(world, target, "RW410") is None
 
 
 def _baremetal(code: str):

@@ -9,6 +9,9 @@ parsers.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from roce_wizard.lab import guest as G
@@ -144,9 +147,40 @@ def test_mpi_environment_per_node_and_from_policy():
     assert envs["b"]["UCX_IB_GID_INDEX"] == "5"
 
 
-def test_rw604_prints_an_mpmd_line_when_gid_indexes_differ():
+def test_rw604_prints_an_mpmd_line_when_jobs_pin_a_gid_index_that_differs():
     pair = {**_pair(), "nodes": [_node("compute-01", 3), _node("compute-02", 5)]}
-    findings = run_case(Case("RW604", "differ", WARN, target=guest("compute-02"),
-                             facts={"validate_pair": pair, "ucx_config": {}}))
+    findings = run_case(Case("RW604", "differ-pinned", WARN, target=guest("compute-02"),
+                             policy=Policy(mpi_env="UCX_TLS=rc,sm UCX_IB_GID_INDEX=3"),
+                             facts={"validate_pair": pair, "ucx_config": {}}, summary_has="jobs pin the GID index"))
     line = findings[0].details["mpirun"]
     assert " : " in line and "UCX_IB_GID_INDEX=3" in line and "UCX_IB_GID_INDEX=5" in line
+
+
+def test_rw604_leaves_a_differing_gid_index_to_ucx_when_nothing_pins_it():
+    """DOMAIN §7: UCX_IB_GID_INDEX=auto (and NCCL >= 2.21.5) pick each node's RoCE v2 IPv4 GID themselves."""
+    pair = {**_pair(), "nodes": [_node("compute-01", 3), _node("compute-02", 5)]}
+    [f] = run_case(Case("RW604", "differ-auto", PASS, target=guest("compute-02"),
+                        facts={"validate_pair": pair, "ucx_config": {"compute-01": {"UCX_IB_GID_INDEX": "auto"},
+                                                                      "compute-02": {"UCX_IB_GID_INDEX": "auto"}}},
+                        summary_has="matters only to a job that pins it"))
+    line = f.details["mpirun"]
+    assert " : " not in line and "UCX_IB_GID_INDEX" not in line and "--hostfile hostfile" in line
+    # NCCL: the GID index only in the set for NCCL older than 2.21.5
+    assert f.details["nccl_env"]["compute-02"] == {"NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_TC": "104"}
+    assert f.details["nccl_env_before_2_21_5"]["compute-02"]["NCCL_IB_GID_INDEX"] == "5"
+
+
+@pytest.mark.skipif(shutil.which("ucx_info") is None, reason="ucx_info (Debian ucx-utils) is not installed")
+def test_the_real_ucx_default_gid_index_is_auto():
+    """The oracle behind RW604 leaving the index to UCX: the real ucx_info -c prints UCX_IB_GID_INDEX=auto."""
+    out = subprocess.run(["ucx_info", "-c"], capture_output=True, text=True, timeout=60, check=False).stdout
+    config = PARSERS["ucx_config"].parse(out)["config"]
+    assert config["UCX_IB_GID_INDEX"] == "auto"
+
+
+def test_rw601_mtu_hint_says_active_mtu_is_local():
+    """DOMAIN §4/§7: active_mtu follows the node's own netdev; a small switch hop never lowers it."""
+    case = next(c for c in CASES if c.id == "RW601-corpus-98g-of-200g")
+    fix = next(f for f in run_case(case) if f.status is FAIL).fix
+    assert "1024 means a hop" not in fix and "1024 means this node's own netdev MTU is below 4200" in fix
+    assert "RW504: a small switch hop drops 4 KB frames without lowering active_mtu" in fix

@@ -80,6 +80,15 @@ def _wrong_pf(doc: dict) -> None:  # compute-01's VF from the service NIC's PF (
     doc["vms"][0]["sriovAdapters"][0]["sriovBacking.physicalFunctionBacking.id"] = "0000:1a:00.0"
 
 
+def _fixed_full_reservation(doc: dict) -> None:  # compute-01: all 16384 MB reserved, not locked (HAND-EDITED)
+    doc["vms"][0]["config.memoryReservationLockedToMax"] = False
+
+
+def _half_reservation(doc: dict) -> None:  # compute-01: 8192 of 16384 MB reserved (HAND-EDITED)
+    doc["vms"][0]["config.memoryReservationLockedToMax"] = False
+    doc["vms"][0]["config.memoryAllocation.reservation"] = 8192
+
+
 def _disconnected(doc: dict) -> None:  # esx-02 rebooting (HAND-EDITED)
     doc["hosts"][1]["runtime.connectionState"] = "notResponding"
 
@@ -141,6 +150,11 @@ CASES: list[Case] = [
     doctor("RW305", "lab-fault-not-reserved", FAIL, {"vsphere_vms": rec("rw305.vms")}, "memory is not reserved"),
     doctor("RW305", "fresh-not-reserved", FAIL, {"vsphere_vms": rec("fresh.vms")}),
     analyze("RW305", "analyze-healthy", PASS, {"vsphere_vms": rec("healthy.vms")}),
+    # DOMAIN §7: a full fixed reservation without the lock powers on: pass, with a note
+    doctor("RW305", "full-fixed-reservation-not-locked", PASS,
+           {"vsphere_vms": edited("healthy.vms", _fixed_full_reservation)}, "not locked to max: enough to power on"),
+    doctor("RW305", "half-reservation", FAIL, {"vsphere_vms": edited("healthy.vms", _half_reservation)},
+           "a fixed reservation of 8192 of 16384 MB"),
     # RW306 vm-latency-sensitivity
     doctor("RW306", "healthy", PASS, {"vsphere_vms": rec("healthy.vms")}),
     doctor("RW306", "lab-fault-normal", WARN, {"vsphere_vms": rec("rw306.vms")}, "latency sensitivity is normal"),
@@ -292,12 +306,18 @@ def test_rw301_fails_when_vsphere_and_max_vfs_disagree():
     assert any(e.probe == "esxi_module_params" for e in bad[0].evidence)
 
 
-def test_rw301_fails_when_the_card_needs_more_vfs_than_firmware_leaves():
+def test_rw301_compares_each_pf_with_num_of_vfs_not_the_ports_summed():
+    # DOMAIN §7: NUM_OF_VFS is a per-PF ceiling. 8 + 7 = 15 VFs on the card with NUM_OF_VFS=15 (RW208
+    # passed it, e.g. under policy per_port): each PF is covered, nothing fails here
     mine = _findings("RW301-healthy")
     CATALOG["RW301"].compare(mine, [*mine, _rw208("esx-01", {"vmnic2": 8, "vmnic3": 7}, 15)])
+    assert all(f.status is PASS for f in mine)
+    # NUM_OF_VFS=7: the 8 VFs vSphere requests on vmnic2's PF exceed the ceiling; vmnic3's 7 do not
+    mine = _findings("RW301-healthy")
+    CATALOG["RW301"].compare(mine, [*mine, _rw208("esx-01", {"vmnic2": 8, "vmnic3": 7}, 7)])
     bad = [f for f in mine if f.status is FAIL]
-    assert {f.target for f in bad} == {"esx-01"} and len(bad) == 2
-    assert "NUM_OF_VFS=15" in bad[0].summary
+    assert [(f.target, f.subject) for f in bad] == [("esx-01", f"{PF1} (vmnic2)")]
+    assert "more than firmware NUM_OF_VFS=7 offers each PF" in bad[0].summary
 
 
 def test_rw301_leaves_a_failing_rw208_to_itself():

@@ -80,7 +80,7 @@ RECIPES = [
     Recipe("RW406", GUEST, _rw406_no_address, {"ip": "192.168.100.11/24"}),
     Recipe("RW408", GUEST, _fault("RW408", GUEST)),
     Recipe("RW409", NODE, _baremetal("RW409"), BM),
-    Recipe("RW410", GUEST, _fault("RW410", GUEST)),
+    Recipe("RW410", NODE, _baremetal("RW410"), BM),  # n/a in a VF guest: the PF's pause, on bare metal
     Recipe("RW411", GUEST, _fault("RW411", GUEST)),
     Recipe("RW412", NODE, _baremetal("RW412"), BM),
     # the lab's RW412 fault turns SRIOV_EN off for the next boot only; booted that way it is off now
