@@ -17,6 +17,7 @@ from typing import Any
 from roce_wizard.engine import analyzable, evaluate_check
 from roce_wizard.model import Facts, Finding, LoadedCheck, Policy, Status
 from roce_wizard.parsers import PARSERS, ParseError
+from roce_wizard.parsers.base import parser_bug
 from roce_wizard.parsers.detect import UNKNOWN, detect, strip_annotations
 from roce_wizard.probes import PROBES
 from roce_wizard.untrusted import MAX_FILE_BYTES, InputError, check_argument, extract_archive, read_bounded
@@ -102,6 +103,8 @@ def _judge_text(path: Path, group: str, text: str) -> AnalyzedFile:
         facts = PARSERS[kind].parse(text)
     except ParseError as exc:
         return AnalyzedFile(str(path), kind, None, group, raw=text, error=str(exc))
+    except Exception as exc:  # a parser's own bug: this file is unreadable, the other files are still judged
+        return AnalyzedFile(str(path), kind, None, group, raw=text, error=parser_bug(exc, PARSERS[kind].parse))
     return AnalyzedFile(str(path), kind, facts, group, raw=text)
 
 

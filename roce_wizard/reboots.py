@@ -35,7 +35,6 @@ from typing import Any
 
 from roce_wizard.ledger_scope import identities_in_run, run_identities, scope_events, scoped_names
 from roce_wizard.model import RebootKind, Target, TargetKind
-from roce_wizard.parsers.base import ParseError
 from roce_wizard.parsers.esxi import parse_esxi_uptime
 from roce_wizard.runlog import RunLog, read_events, runs_dir
 from roce_wizard.transports.base import Transport, TransportError
@@ -383,7 +382,7 @@ async def read_boot(transport: Transport, target: Target, timeout: float = 30.0)
             result = await session.run("esxcli system stats uptime get", timeout=timeout)
             try:
                 value = parse_esxi_uptime(result.stdout).get("uptime_us") if result.ok else None
-            except ParseError:
+            except Exception:  # ParseError or a parser's own bug: the uptime is unknown, said below
                 value = None
             if not isinstance(value, int):
                 raise RebootError(f"{target.name}: cannot read the uptime (`esxcli system stats uptime get` said "
@@ -416,7 +415,7 @@ async def read_system_id(transport: Transport, target: Target, timeout: float = 
             uuid = parse_esxi_host_summary(result.stdout).get("uuid")
             return "uuid:" + uuid.strip().lower() if isinstance(uuid, str) and uuid.strip() else None
         return "machine-id:" + parse_machine_id(result.stdout)["machine_id"]
-    except ParseError:
+    except Exception:  # ParseError or a parser's own bug: the machine is not identified (never rebooted)
         return None
 
 

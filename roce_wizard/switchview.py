@@ -679,13 +679,18 @@ def verify_kind(vendor: str, fld: str) -> str | None:
 def verify_problems(target: Any, fld: str, ports: list[str], expect: dict[str, Any], kind: str,
                     output: str) -> list[str]:
     """What the switch, read back (`output` of the `kind` probe), still gets wrong on `ports`."""
-    from roce_wizard.parsers import PARSERS
+    from roce_wizard.parsers import PARSERS, ParseError
+    from roce_wizard.parsers.base import parser_bug
     from roce_wizard.probes import PROBES
 
     named = [{"port": p} for p in ports if p not in (ALL_PORTS, UNLISTED_PORTS)]
     # no port named (a switch-wide setting): judge whatever the output shows, as `analyze` does
-    facts = Facts(data={kind: PARSERS[PROBES[kind].parser].parse(output), "roce_ports": named},
-                  target=target if named else None)
+    parse = PARSERS[PROBES[kind].parser].parse
+    try:
+        parsed = parse(output)
+    except Exception as exc:  # ParseError or a parser's own bug: not read back, so the change is not verified
+        return [f"{fld}: cannot read it back (`{kind}`: {exc if isinstance(exc, ParseError) else parser_bug(exc, parse)})"]
+    facts = Facts(data={kind: parsed, "roce_ports": named}, target=target if named else None)
     sel = select(facts, fld)
     if sel.why_none:
         return [f"{fld}: cannot read it back ({sel.why_none})"]

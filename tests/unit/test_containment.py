@@ -65,3 +65,26 @@ def test_a_parser_bug_on_one_host_is_could_not_run_there_and_the_others_are_judg
     assert events[-1]["type"] == "run-end" and events[-1]["exit_code"] == 3
     logged = {(e["check"], e["target"]): e["status"] for e in events if e["type"] == "finding"}
     assert logged[("RW201", "esx-02")] == "error" and logged[("RW201", "esx-01")] == "pass"
+
+
+def test_analyze_judges_the_other_files_when_a_parser_trips_over_one(tmp_path, monkeypatch):
+    # analyze read only ParseError too: a parser's own bug on one pasted file ended the whole analysis
+    real = parsers.PARSERS["esxi_vib_list"]
+
+    def parse_vib_list(text: str) -> dict:
+        if "mft-odd" in text:
+            return {}["prefixlen"]
+        return real.parse(text)
+
+    monkeypatch.setitem(parsers.PARSERS, "esxi_vib_list", Parser("esxi_vib_list", parse_vib_list, real.sniff))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "vibs.txt").write_text(ODD)
+    (tmp_path / "b" / "vibs.txt").write_text(VIBS)
+
+    result = CliRunner().invoke(app, ["analyze", str(tmp_path / "a"), str(tmp_path / "b"), "--json"])
+
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    files = {f["path"].split("/")[-2]: f for f in json.loads(result.stdout)["files"]}
+    assert "parser bug: KeyError 'prefixlen' in parse_vib_list" in files["a"]["error"]
+    assert any(f["check"] == "RW201" and f["status"] == "pass" for f in files["b"]["findings"])
