@@ -75,6 +75,8 @@ class Redactor:
             bare = value.strip("\"'")
             if _is_reference(bare) or not bare or _SAFE_SECRET_KEY_VALUE.match(bare):
                 return m.group(0)
+            if bare.lower() == "not" and _NOT_SET.match(m.string, m.end()):  # `Password: not set` says no secret
+                return m.group(0)
             quote = value[0] if value[:1] in "\"'" else ""
             counts["key=value secret"] = counts.get("key=value secret", 0) + 1
             return f"{m.group('key')}{m.group('sep')}{quote}{REDACTED}{quote}"
@@ -115,5 +117,6 @@ class Redactor:
 
 
 # values a secret-named key may carry that are not secrets: booleans, references, plain states
-_SAFE_SECRET_KEY_VALUE = re.compile(r"^(true|false|yes|no|none|null|prompt|present|missing|unset|set|enabled|disabled|"
+_NOT_SET = re.compile(r"[ \t]+(set|configured|present|required|defined)\b", re.IGNORECASE)
+_SAFE_SECRET_KEY_VALUE = re.compile(r"^(true|false|yes|no|none|null|\(null\)|\(none\)|n/a|-|prompt|present|missing|unset|set|enabled|disabled|"
                                     r"locked|unlocked|\*+)$", re.IGNORECASE)

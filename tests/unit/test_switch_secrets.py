@@ -145,3 +145,13 @@ def test_sonic_config_db_as_a_json_member():
         assert secret not in dumped
     assert out["SNMP_USER"]["sonicu"]["SNMP_USER_AUTH_TYPE"] == "SHA"
     assert sum(counts.values()) == dumped.count(REDACTED) == len(SONIC_SECRETS)
+
+
+def test_a_line_that_says_no_secret_is_kept_and_not_counted():
+    # `Password: not set` redacted "not" (and counted a secret that was never there)
+    counts: dict[str, int] = {}
+    text = "Password: not set\nsecret = (null)\nToken: n/a\npassword: notreally\n"
+    out = Redactor().text(text, counts)
+    assert out.splitlines()[:3] == ["Password: not set", "secret = (null)", "Token: n/a"]
+    assert "notreally" not in out
+    assert counts == {"key=value secret": 1}
