@@ -102,8 +102,8 @@ def doctor(
 
         try:
             transport = ReplayTransport.from_file(replay, max_concurrent_connects=concurrency)
-        except (OSError, ValueError) as exc:
-            raise _err(f"--replay {replay}: {exc}") from None
+        except (OSError, ValueError) as exc:  # the message names the file already, or it is added here
+            raise _err(f"--replay: {exc}" if str(replay) in str(exc) else f"--replay {replay}: {exc}") from None
     else:
         transport, unavailable = _live_transports(
             {t.kind for t in targets}, known_hosts=known_hosts, trust_on_first_use=trust_on_first_use,

@@ -26,9 +26,12 @@ from typing import Any
 
 import yaml
 
-from roce_wizard import yamlguard
+from roce_wizard import untrusted, yamlguard
 from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
+
+
+REPLAY_MAX_BYTES = 512 * 1024 * 1024  # a recording of a large fleet is big, but never endless
 
 
 @dataclass
@@ -114,7 +117,12 @@ class ReplayTransport:
         path = Path(path)
         if path.is_dir():
             return cls.from_run_dir(path, **kw)
-        text = path.read_text(encoding="utf-8")
+        try:  # a regular file, read with a bound: a FIFO or /dev/zero given by mistake is refused, never waited on
+            text = untrusted.read_bounded(path, REPLAY_MAX_BYTES).decode("utf-8")
+        except untrusted.InputError as exc:
+            raise ValueError(str(exc)) from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
         try:  # a recording from anywhere: depth, aliases and tags bounded (roce_wizard/yamlguard.py)
             data = json.loads(text) if path.suffix == ".json" else yamlguard.safe_load(text)
         except yaml.MarkedYAMLError as exc:
