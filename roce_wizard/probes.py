@@ -208,6 +208,17 @@ PROBES: dict[str, Probe] = {
             item_command=lambda t, f, vmnic: f"esxcli --formatter=csv network sriovnic vf list -n {shlex.quote(vmnic)}",
             why_not="the inventory gives no roce.vmnics for this host",
         ),
+        # the operational DCB/PFC state per RoCE vmnic (RW216, RW212): VMware's command, vSphere 7.0 Storage,
+        # "Configure Lossless Network for NVMe over RDMA" (`esxcli network nic dcb status get -n vmnicX`)
+        Probe(
+            "esxi_dcb_status",
+            ESXI,
+            _const(""),
+            "esxi_dcb_status",
+            items=_vf_items,
+            item_command=lambda t, f, vmnic: f"esxcli network nic dcb status get -n {shlex.quote(vmnic)}",
+            why_not="the inventory gives no roce.vmnics for this host",
+        ),
         Probe("tool_presence", ESXI + LINUXY, lambda t, f: tool_presence_command(
             ESXI_TOOLS if t.kind is TargetKind.ESXI else LINUX_TOOLS if t.kind is TargetKind.LINUX else GUEST_TOOLS
         ), "tool_presence"),
