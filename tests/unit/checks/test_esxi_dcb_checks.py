@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from roce_wizard.lab import faults, scenarios
 from roce_wizard.model import Policy, Status
 from tests.checkcases import Case, esxi, run_case
@@ -58,6 +60,11 @@ CASES = [
          {"esxi_pause_params": PAUSE_34_ON, "esxi_module_params": PARAMS_SEED},
          target=esxi(vmnics=("vmnic3", "vmnic4")), summary_has="could not tell"),
 ]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_case(case: Case):
+    run_case(case)
 
 
 def test_pause_shown_on_with_pfc_operational_plans_nothing():

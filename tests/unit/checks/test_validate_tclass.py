@@ -4,9 +4,11 @@ same DSCP but not-ECT (104) is no contradiction, another DSCP (96) is."""
 
 from __future__ import annotations
 
+import pytest
+
 from roce_wizard.model import Policy, Status
 from roce_wizard.validate import mpi_environment, perftest_tclass
-from tests.checkcases import Case
+from tests.checkcases import Case, run_case
 
 PASS, FAIL = Status.PASS, Status.FAIL
 
@@ -20,6 +22,11 @@ CASES = [
     Case("RW604", "analyze-class-104-same-dscp", PASS, outputs=_ucx("104")),
     Case("RW604", "analyze-class-98-dscp-24", FAIL, outputs=_ucx("98"), summary_has="the cluster needs 106"),
 ]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_case(case: Case):
+    run_case(case)
 
 
 def test_the_job_class_is_perftests_class_with_ect0():
