@@ -162,6 +162,24 @@ def module_params(facts: Facts) -> dict[str, str]:
     return dict(mp.get("params") or {})
 
 
+def dcb_by_vmnic(facts: Facts) -> dict[str | None, dict[str, Any]]:
+    """vmnic -> its DCB status block, from per-vmnic probe output ({vmnic: {"nics": [...]}}) or one pasted
+    output ({"nics": [...]}; a block without a name is keyed None). Read by RW216 and RW212."""
+    data = facts.get("esxi_dcb_status")
+    if not isinstance(data, dict):
+        return {}
+    out: dict[str | None, dict[str, Any]] = {}
+    if isinstance(data.get("nics"), list):
+        for nic in data["nics"]:
+            out[nic.get("name")] = nic
+        return out
+    for vmnic, blocks in data.items():
+        for nic in (blocks or {}).get("nics", []) if isinstance(blocks, dict) else []:
+            if nic.get("name") in (None, vmnic):
+                out[vmnic] = nic
+    return out
+
+
 def desired_params(facts: Facts, policy: Policy, changes: dict[str, str] | None = None) -> dict[str, str]:
     """The nmlx5_core parameter string every params fix writes: the current parameters with EVERY
     policy key put right (pfctx/pfcrx, trust_state, ecn; max_vfs from the inventory when the nic list

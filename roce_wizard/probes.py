@@ -166,6 +166,31 @@ def _rdmadev_cmd(template: str) -> Command:
     return build
 
 
+def _missing(facts: dict[str, Any], tool: str) -> bool:
+    """RW002's tool_presence says `tool` is not installed (unknown: assume it is)."""
+    return tool in ((facts.get("tool_presence") or {}).get("missing") or [])
+
+
+# Inbox rdma-core has no show_gids / cma_roce_mode (MLNX_OFED's): the same facts come from the kernel's files,
+# read-only (parsers/sysfs_rdma.py names the sources). The configfs group of a device must have been created
+# (`mkdir /sys/kernel/config/rdma_cm/<dev>`, Documentation/ABI/testing/configfs-rdma_cm) for its file to exist:
+# the probe never creates it (a write); the fact then says so.
+SYSFS_GIDS = " ".join(f"/sys/class/infiniband/*/ports/*/{d}/*" for d in ("gids", "gid_attrs/types", "gid_attrs/ndevs"))
+
+
+def _show_gids(target: Target, facts: dict[str, Any]) -> str:
+    return f"grep -H . {SYSFS_GIDS}" if _missing(facts, "show_gids") else "show_gids"
+
+
+def _cma_roce_mode(target: Target, facts: dict[str, Any]) -> str | None:
+    dev = rdma_device(target, facts)
+    if dev is None:
+        return None
+    if _missing(facts, "cma_roce_mode"):
+        return f"cat /sys/kernel/config/rdma_cm/{safe(dev, _IFNAME)}/ports/1/default_roce_mode"
+    return f"cma_roce_mode -d {safe(dev, _IFNAME)} -p 1"
+
+
 ESXI = (TargetKind.ESXI,)
 VCENTER = (TargetKind.VCENTER,)
 SWITCH = (TargetKind.SWITCH,)
@@ -208,6 +233,17 @@ PROBES: dict[str, Probe] = {
             item_command=lambda t, f, vmnic: f"esxcli --formatter=csv network sriovnic vf list -n {shlex.quote(vmnic)}",
             why_not="the inventory gives no roce.vmnics for this host",
         ),
+        # the operational DCB/PFC state per RoCE vmnic (RW216, RW212): VMware's command, vSphere 7.0 Storage,
+        # "Configure Lossless Network for NVMe over RDMA" (`esxcli network nic dcb status get -n vmnicX`)
+        Probe(
+            "esxi_dcb_status",
+            ESXI,
+            _const(""),
+            "esxi_dcb_status",
+            items=_vf_items,
+            item_command=lambda t, f, vmnic: f"esxcli network nic dcb status get -n {shlex.quote(vmnic)}",
+            why_not="the inventory gives no roce.vmnics for this host",
+        ),
         Probe("tool_presence", ESXI + LINUXY, lambda t, f: tool_presence_command(
             ESXI_TOOLS if t.kind is TargetKind.ESXI else LINUX_TOOLS if t.kind is TargetKind.LINUX else GUEST_TOOLS
         ), "tool_presence"),
@@ -236,14 +272,17 @@ PROBES: dict[str, Probe] = {
         Probe("rdma_link", LINUXY, _const("rdma link show"), "rdma_link"),
         Probe("ibdev2netdev", LINUXY, _const("ibdev2netdev"), "ibdev2netdev"),
         Probe("ip_json", LINUXY, _const("ip -j addr show"), "ip_json"),
-        Probe("show_gids", LINUXY, _const("show_gids"), "show_gids"),
+        # grep exits 2 when an unused entry's type/netdev reads EINVAL; cat exits 1 without the configfs group:
+        # answers, not failures (the parsers read them)
+        Probe("show_gids", LINUXY, _show_gids, "show_gids", after=("tool_presence",), answer_exits=(2,)),
         Probe(
             "cma_roce_mode",
             LINUXY,
-            _rdmadev_cmd("cma_roce_mode -d {dev} -p 1"),
+            _cma_roce_mode,
             "cma_roce_mode",
-            after=("rdma_link",),
+            after=("rdma_link", "tool_presence"),
             why_not=_NO_RDMADEV,
+            answer_exits=(1,),
         ),
         Probe(
             "roce_tc_sysfs",

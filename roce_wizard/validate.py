@@ -193,14 +193,15 @@ def parse_counter_lines(text: str) -> dict[str, int]:
 def mpi_environment(nodes: list[dict[str, Any]], policy: Policy) -> dict[str, dict[str, str]]:
     """Per node, the UCX variables that match the verified cluster (pure; RW604 prints them, RW603 runs
     with them): the RDMA device, the node's RoCE v2 GID index, the traffic class from the DSCP and the
-    service level from the PFC priority. `nodes` are `Node.summary()` dicts."""
+    service level from the PFC priority. `nodes` are `Node.summary()` dicts. The class is perftest_tclass's
+    (DSCP << 2 with ECT(0): 106 for DSCP 26, DOMAIN §7), the one NCCL_IB_TC gets too."""
     known_dev = next((n["device"] for n in nodes if n.get("device")), None)
     out: dict[str, dict[str, str]] = {}
     for n in nodes:
         env = {"UCX_NET_DEVICES": f"{n.get('device') or known_dev or 'mlx5_0'}:{n.get('port') or 1}"}
         if n.get("gid_index") is not None:
             env["UCX_IB_GID_INDEX"] = str(n["gid_index"])
-        env["UCX_IB_TRAFFIC_CLASS"] = str(policy.roce_dscp * 4)
+        env["UCX_IB_TRAFFIC_CLASS"] = str(perftest_tclass(policy))  # DSCP << 2 | ECT(0), as perftest's class
         env["UCX_IB_SL"] = str(policy.pfc_priority)
         out[n["node"]] = env
     return out

@@ -1,33 +1,44 @@
-"""RW212 global-pause-off — 802.3x global pause is off on the RoCE vmnics
+"""RW212 global-pause-off — 802.3x global pause is not in effect on the RoCE vmnics
 
 What it checks
-    `esxcli network nic pauseParams list` → `Pause RX` and `Pause TX` are false on every RoCE
-    vmnic (the inventory's roce.vmnics; with no inventory every nmlx5_core vmnic of
-    `esxcli network nic list`, or every NIC listed when there is no nic list). When nmlx5_core
-    already has pfctx set, global pause still on means the PFC setting is not in effect yet.
+    `esxcli network nic pauseParams list` → `Pause RX` / `Pause TX` on every RoCE vmnic (the inventory's
+    roce.vmnics; with no inventory every nmlx5_core vmnic of `esxcli network nic list`, or every NIC listed when
+    there is no nic list). Where pause shows on, it consults the operational DCB state (RW216's
+    `esxcli network nic dcb status get -n vmnicN`) before judging: on nmlx5, "When PFC is enabled, global pause
+    will be operationally disabled (no matter what is configured for global pause flow control)" (Mellanox
+    community, "HowTo Run RoCE over L2 Enabled with PFC (ESXi)", https://community.mellanox.com/docs/DOC-2581;
+    the same page: "Note that global pause will be disabled even if it is configured"). So pause shown on with
+    PFC operational passes with a note; pause on with PFC not operational fails; pause on with PFC configured
+    (nmlx5_core pfctx) but no DCB state read is "could not tell" (warn).
 
 Why it matters
-    PFC and global pause are mutually exclusive on a port: while global pause is on, the port
-    pauses ALL traffic on congestion and the RoCE priority gets no lossless treatment of its own.
-    Sandia's incast test (seed 001) shows global pause collapsing throughput where PFC holds.
-    ESXi 8 + ConnectX-5 comes up with global pause on by default.
+    PFC and global pause are mutually exclusive on a port: while global pause is in effect, the port pauses ALL
+    traffic on congestion and the RoCE priority gets no lossless treatment of its own. Sandia's incast test
+    (seed 001) shows global pause collapsing throughput where PFC holds. ESXi 8 + ConnectX-5 comes up with
+    global pause on by default (corpus esxi_pauseparams/esxi80-cx5-vs-esxi70-x710.txt).
 
 How to fix by hand
-    Setting pfctx/pfcrx in nmlx5_core (RW209) turns global pause off at the next reboot. Until
-    then, or without PFC, per vmnic:
+    Enable PFC in nmlx5_core (RW209) and reboot: PFC then disables global pause operationally. Without PFC, per
+    vmnic (`esxcli network nic pauseParams set`, VMware vSphere 7.0 Storage, "Configure Lossless Network for
+    NVMe over RDMA", https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.storage.doc/GUID-B764140D-BCF3-4C99-8169-E5B058757518.html,
+    shows the `-r/-t/-n` form):
         esxcli network nic pauseParams set -n vmnicN -r false -t false
+    With PFC enabled nmlx5 refuses that set (VMkernel log "nmlx5_core: vmnicN: pause parameters cannot be set
+    when pfc is enabled", esxcli "Unable to complete Sysinfo operation": an operator's report,
+    Enizaksoy/rdma-ai-cluster PFC_SUCCESS_SUMMARY.md) — and there is nothing to set.
 
 Fix safety
-    safe: takes effect immediately, no reboot; the link may renegotiate (a short blip).
-    The tool turns pause off (`pauseParams set -n vmnicN -r false -t false`) only on RoCE vmnics
-    of a host whose nmlx5_core has PFC (pfctx) set; without PFC there is nothing it runs here: the
-    fix follows from RW209 (PFC at driver load turns global pause off after the reboot), and
-    turning pause off first would leave the port with no flow control at all.
+    safe: takes effect immediately, no reboot. The tool turns pause off (`pauseParams set -n vmnicN -r false
+    -t false`) only on a RoCE vmnic whose DCB state shows PFC not operational while nmlx5_core has pfctx
+    configured (the driver has not loaded it yet: the reboot RW214 lists makes it operational). Without PFC
+    configured it runs nothing: the fix follows from RW209, and turning pause off first would leave the port
+    with no flow control at all.
 """
 
+import dataclasses
 import re
 
-from roce_wizard.checkkit import bad, excerpt, failing, good, module_params, safe_vmnic, skip
+from roce_wizard.checkkit import bad, dcb_by_vmnic, excerpt, failing, good, module_params, safe_vmnic, skip
 from roce_wizard.handfix import VMNIC, pasteable
 from roce_wizard.model import (
     Check,
@@ -40,6 +51,7 @@ from roce_wizard.model import (
     RebootKind,
     Safety,
     Severity,
+    Status,
     Stage,
     Step,
     TargetKind,
@@ -53,10 +65,10 @@ CHECK = Check(
     target=TargetKind.ESXI,
     severity=Severity.FAIL,
     probes=("esxi_pause_params",),
-    optional_probes=("esxi_module_params", "esxi_nic_list", "esxi_esxcfg_nics"),
+    optional_probes=("esxi_dcb_status", "esxi_module_params", "esxi_nic_list", "esxi_esxcfg_nics"),
     depends_on=(),
     reboot=RebootKind.NONE,
-    fix_hint="esxcli network nic pauseParams set -n vmnicN -r false -t false (or PFC via RW209 + reboot)",
+    fix_hint="PFC via RW209 + reboot (PFC disables global pause); without PFC: pauseParams set -n vmnicN -r false -t false",
 )
 
 
@@ -88,6 +100,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     entries = facts.need("esxi_pause_params").get("nics", [])
     raw = facts.raw.get("esxi_pause_params")
     pfc = _pfc_configured(facts)
+    dcb_state = dcb_by_vmnic(facts)
     wanted, source = _candidates(facts)
     several = len({(e.get("block"), e.get("host")) for e in entries}) > 1
     findings: list[Finding] = []
@@ -102,6 +115,9 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         if pfc is not None:
             ev.append(facts.evidence("esxi_module_params",
                                      excerpt(facts.raw.get("esxi_module_params"), r"\bpfc(tx|rx)\b", r"options\s*=")))
+        if name in dcb_state:
+            ev.append(facts.evidence("esxi_dcb_status",
+                                     excerpt(facts.raw.get("esxi_dcb_status"), r"PFC (Enabled|Conf)")))
         return ev
 
     if wanted is None:
@@ -127,27 +143,56 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                                  expected=expected, evidence=evidence(name), subject=label(e)))
             continue
         what = f"global pause on ({'/'.join(on)})"
-        if pfc:
-            summary = f"{label(e)}: {what} while PFC is configured (pfctx set in nmlx5_core): not yet in effect"
-            note = "  # or reboot the host so the nmlx5_core PFC setting takes effect"
+        dcb = dcb_state.get(name) if not several else None
+        operational = dcb is not None and (
+            dcb.get("pfc_enabled") or (dcb.get("pfc_enabled") is None and dcb.get("pfc_priorities")))
+        if operational:
+            prios = ", ".join(str(p) for p in dcb.get("pfc_priorities") or []) or "?"
+            findings.append(good(CHECK, facts, f"{label(e)}: pauseParams shows {what}, but PFC is operational "
+                                 f"(priority {prios}): nmlx5 disables global pause operationally while PFC is enabled",
+                                 observed={**observed, "pfc_operational": True}, expected=expected,
+                                 evidence=evidence(name), subject=label(e)))
+            continue
+        details = {}
+        if dcb is not None:
+            details = {"pfc_operational": False}
+            if pfc:
+                summary = (f"{label(e)}: {what} and PFC is not operational although nmlx5_core has pfctx set "
+                           "(not loaded yet, see RW214/RW216)")
+                fix = pasteable(lambda: "reboot the host so nmlx5_core loads PFC (it then disables global pause), "
+                                f"or now: esxcli network nic pauseParams set -n {safe_vmnic(name)} -r false -t false",
+                                VMNIC)
+            else:
+                summary = f"{label(e)}: {what} and PFC is not operational (see RW209/RW216)"
+                fix = pasteable(lambda: "enable PFC (RW209) and reboot; without PFC: "
+                                f"esxcli network nic pauseParams set -n {safe_vmnic(name)} -r false -t false", VMNIC)
+        elif pfc:
+            summary = (f"{label(e)}: pauseParams shows {what}; nmlx5_core has PFC configured (pfctx), which disables "
+                       "global pause once operational — could not tell without the DCB state")
+            fix = pasteable(lambda: f"esxcli network nic dcb status get -n {safe_vmnic(name)}  # PFC Enabled: true "
+                            "means global pause is off", VMNIC)
+            finding = bad(CHECK, facts, summary, observed=observed, expected=expected, evidence=evidence(name),
+                          fix=fix, subject=label(e))
+            findings.append(dataclasses.replace(finding, status=Status.WARN))
+            continue
         elif pfc is False:
             summary = f"{label(e)}: {what}, and nmlx5_core has no PFC (see RW209)"
-            note = "  # and enable PFC (RW209)"
+            fix = pasteable(lambda: f"esxcli network nic pauseParams set -n {safe_vmnic(name)} -r false -t false"
+                            "  # and enable PFC (RW209)", VMNIC)
         else:
             summary = f"{label(e)}: {what}"
-            note = ""
-        fix = pasteable(lambda: f"esxcli network nic pauseParams set -n {safe_vmnic(name)} -r false -t false{note}",
-                        VMNIC)
+            fix = pasteable(lambda: f"esxcli network nic pauseParams set -n {safe_vmnic(name)} -r false -t false",
+                            VMNIC)
         findings.append(bad(CHECK, facts, summary, observed=observed, expected=expected,
-                            evidence=evidence(name), fix=fix, subject=label(e)))
+                            evidence=evidence(name), fix=fix, subject=label(e), details=details))
     if not findings:
         findings.append(skip(CHECK, facts, f"no NIC to judge ({source}: {', '.join(wanted or []) or 'none'})"))
     return findings
 
 
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
-    """Pause off on each RoCE vmnic that has it on, when PFC is set in nmlx5_core; None otherwise
-    (follows from RW209 and the reboot)."""
+    """Pause off on each RoCE vmnic that has it on while its DCB state shows PFC not operational and nmlx5_core
+    has pfctx set (not loaded yet); None otherwise (follows from RW209 and the reboot)."""
     try:
         bad_findings = failing(evaluate(facts, policy))
     except MissingFact:
@@ -157,6 +202,8 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     steps = []
     for finding in bad_findings:
         name = finding.subject or ""
+        if finding.details.get("pfc_operational") is not False:
+            continue  # only where the DCB state shows PFC configured but not loaded (nmlx5 refuses it once on)
         if "/" in name:
             continue  # several hosts pasted into one file (analyze): not one target's vmnic
         observed = finding.observed or {}

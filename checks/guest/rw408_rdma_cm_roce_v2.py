@@ -2,7 +2,11 @@
 
 What it checks
     `cma_roce_mode -d <dev> -p 1` prints `RoCE v2` for the RoCE device's port 1 (the default on
-    some stacks is `IB/RoCE v1`).
+    some stacks is `IB/RoCE v1`). On inbox rdma-core (no MLNX_OFED cma_roce_mode) the same fact is read
+    from rdma_cm's configfs: `cat /sys/kernel/config/rdma_cm/<dev>/ports/1/default_roce_mode` ("IB/RoCE v1"
+    or "RoCE v2", Linux Documentation/ABI/testing/configfs-rdma_cm). That file exists only once
+    `mkdir /sys/kernel/config/rdma_cm/<dev>` made the device's group; the probe never makes it (a write),
+    so without it the check cannot tell and says so.
 
 Why it matters
     Applications that connect through rdma_cm (MPI over UCX with rdmacm, NFS/RDMA, iSER, NVMe-oF,
@@ -78,6 +82,11 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     mode = cma.get("mode")
     subject = f"{dev or '<dev>'}/{port}"
     ev = excerpt(raw, r"RoCE")
+    if mode is None and cma.get("configfs_missing"):
+        return [skip(CHECK, facts, f"cannot read the rdma_cm mode of {subject}: no cma_roce_mode (inbox rdma-core) and "
+                     f"rdma_cm's configfs group for {dev or '<dev>'} does not exist (`mkdir /sys/kernel/config/rdma_cm/"
+                     f"{dev or '<dev>'}` creates it — a write this read-only check does not do)", expected="RoCE v2",
+                     excerpt=excerpt(raw, r"default_roce_mode"))]
     if mode is None:
         return [skip(CHECK, facts, f"cannot read the rdma_cm mode of {subject}", expected="RoCE v2", excerpt=ev)]
     if mode == "RoCE v2":

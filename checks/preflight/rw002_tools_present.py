@@ -7,9 +7,10 @@ What it checks
     bare-metal Linux: the same plus mlnx_qos and mlxconfig.
     Fail when a tool without which a check cannot judge at all is missing (mlxconfig and mst on
     ESXi; ibv_devinfo, ip, ethtool, both of rdma/ibdev2netdev; on bare metal also mlnx_qos and
-    mlxconfig); warn when only helpers are missing (show_gids, cma_roce_mode: RW407/RW408 cannot
-    judge; mlxfwmanager/flint: RW203 cannot judge). A missing ofed_info alone is no finding: inbox
-    rdma-core is accepted (RW401 says which stack is there).
+    mlxconfig); warn when only helpers are missing (mlxfwmanager/flint: RW203 cannot judge). Missing
+    ofed_info, show_gids or cma_roce_mode (all MLNX_OFED's) is no finding: inbox rdma-core is accepted
+    (RW401 says which stack is there) and RW407/RW408 then read the same facts from the kernel's files
+    (sysfs gid_attrs, rdma_cm's configfs default_roce_mode; probes.py, parsers/sysfs_rdma.py).
 
 Why it matters
     A missing tool is a finding, never a crash: the checks that need it report "could not run"
@@ -126,12 +127,16 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     raw = facts.raw.get("tool_presence")
     observed = {"present": sorted(_base(t) for t in present), "missing": sorted(missing)}
     essential = _essential(kind, missing)
-    # ofed_info alone missing is the inbox stack: RW401 reports it, nothing to fix here
-    helpers = missing - essential - ({"ofed_info"} if kind is not TargetKind.ESXI else set())
+    # MLNX_OFED's ofed_info / show_gids / cma_roce_mode missing is the inbox stack: RW401 reports it, and
+    # RW407/RW408 read sysfs/configfs instead (probes.py), nothing to fix here
+    ofed_only = {"ofed_info", "show_gids", "cma_roce_mode"}
+    helpers = missing - essential - (ofed_only if kind is not TargetKind.ESXI else set())
     if kind is TargetKind.LINUX:
         helpers -= {"mst"}  # bare-metal mlxconfig takes the PCI address; mst is optional there
     if not essential and not helpers:
-        note = "" if "ofed_info" not in missing or kind is TargetKind.ESXI else " (no ofed_info: inbox rdma-core, see RW401)"
+        inbox = sorted(missing & ofed_only) if kind is not TargetKind.ESXI else []
+        note = (f" (no {', '.join(inbox)}: inbox rdma-core, see RW401; GIDs and the rdma_cm mode are read from "
+                "sysfs/configfs)") if inbox else ""
         return [good(CHECK, facts, f"all {len(present)} tools present{note}", observed=observed,
                      expected="every tool the stage needs", excerpt=excerpt(raw, r"^missing"))]
 

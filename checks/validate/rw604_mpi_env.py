@@ -2,7 +2,8 @@
 
 What it checks
     From what the earlier stages verified on each node of a pair it builds the UCX environment a
-    job needs: `UCX_NET_DEVICES=<dev>:1` (RW402's device), `UCX_IB_TRAFFIC_CLASS = roce_dscp × 4`
+    job needs: `UCX_NET_DEVICES=<dev>:1` (RW402's device), `UCX_IB_TRAFFIC_CLASS = roce_dscp << 2 | 2`
+    (DSCP with ECT(0), 106 for DSCP 26; a configured class with the same DSCP is no contradiction)
     and `UCX_IB_SL = pfc_priority`; it prints a ready `mpirun` line and hostfile (details "mpirun",
     "hostfile"). `UCX_IB_GID_INDEX` is left to UCX (its default `auto` picks the RoCE v2 IPv4 GID of
     each node itself) unless something pins it — a node's `ucx_info -c` (ucx.conf, environment)
@@ -19,6 +20,11 @@ Why it matters
     The wrong GID index (a link-local or RoCE v1 GID) or device sends MPI over TCP without a word
     (RW603); a traffic class that does not map to the lossless priority puts RDMA in a lossy queue,
     where incast drops packets (RW605). Seed 004: UCX_IB_TRAFFIC_CLASS=124 → DSCP 31 → priority 3.
+    The class carries ECT(0) in its two ECN bits (DSCP 26 → 106, DOMAIN §7 "The traffic class's ECN bits"):
+    UCX's own RoCE v2 default is 106 (UCX 1.6+, `UCX_IB_TRAFFIC_CLASS`, ucx_info -c), and a not-ECT class
+    (104) may keep switches from ECN-marking RoCE; a configured class with the same DSCP (104 for 106) is no
+    contradiction. `UCX_IB_TRAFFIC_CLASS` / `UCX_IB_SL` are UCX's variables (`ucx_info -c` on ucx-utils
+    1.13.1 lists them).
 
 How to fix by hand
     Use the printed line (or put the variables into the site's module file / ucx.conf); remove or
@@ -40,7 +46,7 @@ import re
 
 from roce_wizard.checkkit import bad, good
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
-from roce_wizard.validate import mpi_environment, mpirun_line
+from roce_wizard.validate import mpi_environment, mpirun_line, perftest_tclass
 
 CHECK = Check(
     code="RW604",
@@ -57,11 +63,21 @@ CHECK = Check(
 UNSET = ("", "auto", "all")
 
 
+def _same_dscp(have: str, want: str) -> bool:
+    """Two traffic classes with the same DSCP (they differ in the ECN bits only: 104 and 106)."""
+    try:
+        return int(have, 0) >> 2 == int(want, 0) >> 2
+    except ValueError:
+        return False
+
+
 def _contradictions(config: dict | None, env: dict[str, str]) -> list[str]:
     out = []
     for key, want in env.items():
         have = (config or {}).get(key)
         if have is None or have.strip().lower() in UNSET or have == want:
+            continue
+        if key == "UCX_IB_TRAFFIC_CLASS" and _same_dscp(have.strip(), want):
             continue
         out.append(f"{key}={have} (the cluster needs {want})")
     return out
@@ -70,7 +86,7 @@ def _contradictions(config: dict | None, env: dict[str, str]) -> list[str]:
 def _policy_only(facts: Facts, policy: Policy) -> list[Finding]:
     """analyze: a pasted `ucx_info -c` judged against the policy's traffic class and service level."""
     config = facts.need("ucx_config").get("config", {})
-    want = {"UCX_IB_TRAFFIC_CLASS": str(policy.roce_dscp * 4), "UCX_IB_SL": str(policy.pfc_priority)}
+    want = {"UCX_IB_TRAFFIC_CLASS": str(perftest_tclass(policy)), "UCX_IB_SL": str(policy.pfc_priority)}
     wrong = _contradictions(config, want)
     expected = ", ".join(f"{k}={v} (or unset)" for k, v in want.items())
     if wrong:

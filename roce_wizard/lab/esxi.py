@@ -12,8 +12,10 @@ path), as in C.  ``programs(world, host)`` returns what is installed right now: 
 only once the mft and nmst VIBs are loaded (installed, then the host rebooted).
 
 Model choices worth knowing (each is how the hardware behaves, not a shortcut):
-- Global pause: with PFC active (nmlx5_core loaded with pfctx) the driver turns global pause off
-  at load; a `pauseParams set` run after that boot is applied as given and shows until the next boot.
+- Global pause: `pauseParams list` shows what is configured; with PFC operational (nmlx5_core loaded
+  with pfctx) global pause is operationally disabled whatever it shows (Mellanox, "HowTo Run RoCE over L2
+  Enabled with PFC (ESXi)"), and nmlx5 refuses `pauseParams set` ("pause parameters cannot be set when pfc
+  is enabled" in the VMkernel log, an operator's report): lab/esxi_dcb.py holds the DCB state.
 - VFs: ``World.vf_count`` decides how many VFs the driver created; in addition the BIOS must map
   the VF BARs: with Dell's `MmioAbove4Gb` Disabled only ``MMIO_LOW_VFS_PER_PF`` VFs per PF fit.
 - mst: until `mst start` after a boot, `mst status` lists the PCI functions without mst device
@@ -33,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 
-from roce_wizard.lab import scenarios
+from roce_wizard.lab import esxi_dcb, scenarios
 from roce_wizard.lab.faults import Fault
 from roce_wizard.lab.proto import Ctx, Program, Reply
 from roce_wizard.lab.world import MLX_ENUMS, MMIO_LOW_VFS_PER_PF, Card, EsxiHost, MlxParam, Vib, Vmnic, World
@@ -95,15 +97,9 @@ def instantiated_vfs(world: World, host: EsxiHost, vmnic: Vmnic) -> int:
 
 
 def reported_pause(world: World, host: EsxiHost, vmnic: Vmnic) -> tuple[bool, bool]:
-    """Global pause as the NIC runs it: PFC at driver load turns it off, a later set wins."""
-    set_this_boot = vmnic.pause_set_boot == host.boot_count
-    if vmnic.driver == "nmlx5_core" and world.pfc_active(host) and not set_this_boot:
-        return False, False
+    """Global pause as `pauseParams list` shows it: as configured. Whether it is in effect is
+    esxi_dcb.pause_operational (PFC disables it operationally)."""
     return vmnic.pause_rx, vmnic.pause_tx
-
-
-def _mark_pause_set(host: EsxiHost, vmnic: Vmnic) -> None:
-    vmnic.pause_set_boot = host.boot_count
 
 
 def _iso(ts: float) -> str:
@@ -433,12 +429,25 @@ def _pause_set(ctx: Ctx, host: EsxiHost, opts: dict[str, Any]) -> Out | Reply:
     if opts.get("auto"):
         return _err(f"Error: Unable to set pause parameters on {nic.name}: auto negotiation of pause frames "
                     "is not supported by this device")
+    if nic.driver == "nmlx5_core" and esxi_dcb.pfc_bitmask(ctx.world, host, nic):
+        # nmlx5 refuses while PFC is enabled (VMkernel: "nmlx5_core: vmnicN: pause parameters cannot be set when
+        # pfc is enabled"; esxcli: "Unable to complete Sysinfo operation"): the rest of the real line is unknown
+        return _err("Error: Unable to complete Sysinfo operation.  Please see the VMkernel log file for more "
+                    "details.")
     if "rx" in opts:
         nic.pause_rx = opts["rx"]
     if "tx" in opts:
         nic.pause_tx = opts["tx"]
-    _mark_pause_set(host, nic)
     return Out("none")
+
+
+def _dcb_status(ctx: Ctx, host: EsxiHost, opts: dict[str, Any]) -> Out | Reply:
+    nic = next((n for n in host.vmnics if n.name == opts["nic-name"]), None)
+    if nic is None or nic.driver != "nmlx5_core":  # another driver's DCB answer is not known to the lab: refuse
+        return _err("Error: Unable to complete Sysinfo operation.  Please see the VMkernel log file for more "
+                    "details.: Sysinfo error: Not foundSee VMkernel log for details.")
+    row = esxi_dcb.dcb_status(ctx.world, host, nic)
+    return Out("structs", "DCBStatus", _fields(*row), [{k.replace(" ", ""): v for k, v in row.items()}])
 
 
 def _sriov_nics(world: World, host: EsxiHost) -> list[Vmnic]:
@@ -641,7 +650,6 @@ NMLX5_CORE_PARAMS: list[tuple[str, str, str]] = [
      "Enable recovery mode (only NMST module is loaded). Values: 0 - disabled (default), 1 - enabled"),
     ("pfcrx", "int", "Priority based Flow Control policy on RX. Values: 0-255 bitmask, 0x00 - disabled (default)"),
     ("pfctx", "int", "Priority based Flow Control policy on TX. Values: 0-255 bitmask, 0x00 - disabled (default)"),
-    ("supported_num_ports", "int", "Sets the maximum supported ports. Values: 1-8, 4 (default)"),
     ("trust_state", "int",
      "Port policy to calculate the switch priority and packet color. Values: 1 - TRUST_PCP (default), 2 - TRUST_DSCP"),
 ]
@@ -835,6 +843,7 @@ COMMANDS: list[Cmd] = [
     Cmd(("network", "nic", "pauseParams", "set"), "Set pause parameters for NIC",
         (Opt("a", "auto", "bool", help="Set pause autonegotiate"), _N,
          Opt("r", "rx", "bool", help="Set Pause RX"), Opt("t", "tx", "bool", help="Set Pause TX")), _pause_set),
+    Cmd(("network", "nic", "dcb", "status", "get"), "Get the DCB status of a NIC.", (_N,), _dcb_status),
     Cmd(("network", "sriovnic", "list"), "List SRIOV enabled NICs.", (), _sriovnic_list),
     Cmd(("network", "sriovnic", "vf", "list"), "List the VFs of a SR-IOV NIC.",
         (Opt("n", "nic-name", required=True, help="The name of the SR-IOV NIC to list the VFs of."),), _vf_list),
@@ -907,6 +916,8 @@ _NAMESPACE_HELP = {
     "nic": "Operations having to do with the configuration of Network Interface Card and getting and updating "
            "the NIC settings.",
     "pauseParams": "Operations having to do with the configuration of Network Interface Card pause parameters.",
+    "dcb": "Operations having to do with Data Center Bridging (DCB) of a NIC.",
+    "status": "The DCB status of a NIC.",
     "sriovnic": "Operations having to do with the configuration of SRIOV enabled Network Interface Card.",
     "vf": "Operations having to do with the configuration of SRIOV Virtual Functions.",
     "software": "Manage the ESXi software image and packages",
@@ -1801,11 +1812,10 @@ def _fault_rw211(world: World, host_name: str) -> None:
     host.module_params["ecn"] = host.module_params_active["ecn"] = "0"
 
 
-def _fault_rw212(world: World, host_name: str) -> None:
+def _fault_rw216(world: World, host_name: str) -> None:
     host = world.hosts[host_name]
     nic = next(n for n in host.vmnics if n.card == len(host.cards) - 1 and n.port == 1)
-    nic.pause_rx = nic.pause_tx = True  # `pauseParams set -r true -t true` run after the driver loaded PFC
-    _mark_pause_set(host, nic)
+    nic.dcb_peer_pfc = 0x10  # the port's DCBX took a willing peer's map: PFC runs on priority 4, not pfctx's 3
 
 
 def _fault_rw213(world: World, host_name: str) -> None:
@@ -1841,10 +1851,12 @@ FAULTS: dict[str, Fault] = {
         Fault("RW209", "esxi", "nmlx5_core has no pfctx/pfcrx: PFC is off", _fault_rw209),
         Fault("RW210", "esxi", "nmlx5_core has no trust_state: the port trusts PCP, not DSCP", _fault_rw210),
         Fault("RW211", "esxi", "nmlx5_core runs with ecn=0", _fault_rw211),
-        Fault("RW212", "esxi", "global pause was turned on for vmnic2 after boot (pauseParams set -r true -t true)",
-              _fault_rw212),
+        # no RW212 fault: on nmlx5 global pause is in effect only while PFC is not operational, which is
+        # RW209's (not configured), RW214's (not loaded yet) or RW216's (negotiated away) fault, never alone
         Fault("RW213", "esxi", "the CPU power policy is Balanced", _fault_rw213),
         Fault("RW214", "esxi", "an mlxconfig change (NUM_VF_MSIX 11 -> 19) waits for a reboot", _fault_rw214),
+        Fault("RW216", "esxi", "vmnic2's DCBX took the switch's PFC map: PFC operational on priority 4, not 3",
+              _fault_rw216),
         Fault("RW215", "esxi", "the BIOS maps no MMIO above 4 GB (MmioAbove4Gb Disabled): only "
               f"{MMIO_LOW_VFS_PER_PF} VFs per port fit", _fault_rw215),
     )

@@ -40,7 +40,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from roce_wizard.lab import perftest_cli
+from roce_wizard.lab import perftest_cli, rdma_sysfs
 from roce_wizard.lab.faults import Fault
 from roce_wizard.lab.proto import Ctx, Program, Reply
 from roce_wizard.lab.world import Card, EsxiHost, Guest, Interface, MlxParam, SwitchPort, Vmnic, World
@@ -1363,6 +1363,7 @@ def prog_cma_roce_mode(ctx: Ctx, argv: list[str]) -> Reply:
                      stderr=f"mkdir: cannot create directory '{device}': No such file or directory\n", exit=1)
     if port != "1":
         return Reply(stdout=f"device {device} port {port} does not exist\n", exit=1)
+    rdma_sysfs.make_group(guest, device)  # the script's mkdir of the configfs group
     if mode in ("1", "2"):
         guest.cma_roce_mode = "IB/RoCE v1" if mode == "1" else "RoCE v2"
     return _ok(guest.cma_roce_mode + "\n")
@@ -2402,18 +2403,27 @@ def files(world: World, guest_name: str) -> dict[str, str]:
                           ("out_of_buffer", 0), ("packet_seq_err", 0), ("local_ack_timeout_err", 0),
                           ("rnr_nak_retry_err", 0), ("implied_nak_seq_err", 0), ("duplicate_request", 0)):
             out[f"{pb}/hw_counters/{name}"] = f"{val if p.netdev.name == guest.roce_netdev else 0}\n"
+        used = set()
         for idx, gid, _v4, ver, nd in gid_table(world, guest, p):
+            used.add(idx)
             out[f"{pb}/gids/{idx}"] = gid + "\n"
             out[f"{pb}/gid_attrs/types/{idx}"] = ("RoCE v2" if ver == "v2" else "IB/RoCE v1") + "\n"
             out[f"{pb}/gid_attrs/ndevs/{idx}"] = nd + "\n"
+        out.update(rdma_sysfs.unused_gid_files(pb, used))  # the rest of the table: zeros (types/ndevs: EINVAL)
+    out.update(rdma_sysfs.configfs_files(guest, [(p.dev, p.port) for p in rdma_ports(world, guest)]))
     return out
 
 
 def file_errors(world: World, guest_name: str) -> dict[str, str]:
     """Paths that exist but cannot be read now -> what `cat` says after the path ("Permission denied")."""
-    if "RW003" in _guest(world, guest_name).faults:
-        return {"/proc/sys/kernel/random/boot_id": "Permission denied"}
-    return {}
+    guest = _guest(world, guest_name)
+    out: dict[str, str] = {}
+    for p in rdma_ports(world, guest):
+        used = {idx for idx, *_ in gid_table(world, guest, p)}
+        out.update(rdma_sysfs.unused_gid_errors(f"/sys/class/infiniband/{p.dev}/ports/{p.port}", used))
+    if "RW003" in guest.faults:
+        out["/proc/sys/kernel/random/boot_id"] = "Permission denied"
+    return out
 
 
 def write_file(world: World, guest_name: str, path: str, content: str) -> str | None:

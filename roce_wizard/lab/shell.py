@@ -1457,12 +1457,19 @@ def _test_expr(sh: _Shell, args: list[str]) -> bool:
 
 def _read_inputs(sh: _Shell, name: str, paths: list[str], stdin: str, fds: _Fds) -> tuple[list[str], int]:
     """Contents of the files named (stdin when none or `-`), and the exit status."""
+    named, status = _read_named(sh, name, paths, stdin, fds)
+    return [text for _, text in named], status
+
+
+def _read_named(sh: _Shell, name: str, paths: list[str], stdin: str, fds: _Fds) -> tuple[list[tuple[str, str]], int]:
+    """(path, content) of each file read (an unreadable one is skipped, its error written), and the exit
+    status: grep names each hit by the file it came from, so it needs the pairs."""
     if not paths:
-        return [stdin], 0
+        return [("(standard input)", stdin)], 0
     texts, status = [], 0
     for path in paths:
         if path == "-":
-            texts.append(stdin)
+            texts.append(("(standard input)", stdin))
             continue
         content, reason = sh.read_file(path)
         if content is None:
@@ -1472,7 +1479,7 @@ def _read_inputs(sh: _Shell, name: str, paths: list[str], stdin: str, fds: _Fds)
                 fds[2].write(f"{name}: {path}: {reason}\n")
             status = 1 if name != "grep" else 2
         else:
-            texts.append(content)
+            texts.append((path, content))
     return texts, status
 
 
@@ -1541,7 +1548,7 @@ def _bre_to_python(pattern: str) -> str:
 def _b_grep(sh: _Shell, argv: list[str], stdin: str, fds: _Fds) -> int:
     patterns: list[str] = []
     flags = {"i": False, "v": False, "E": False, "F": False, "q": False, "c": False, "w": False, "x": False,
-             "o": False, "n": False, "h": False, "l": False, "s": False}
+             "o": False, "n": False, "h": False, "H": False, "l": False, "s": False}
     files: list[str] = []
     args = argv[1:]
     i = 0
@@ -1581,7 +1588,7 @@ def _b_grep(sh: _Shell, argv: list[str], stdin: str, fds: _Fds) -> int:
     if not patterns:
         fds[2].write("Usage: grep [OPTION]... PATTERNS [FILE]...\n")
         return 2
-    texts, status = _read_inputs(sh, "grep", files, stdin, fds)
+    named, status = _read_named(sh, "grep", files, stdin, fds)
     if flags["s"]:
         status = min(status, 2)
     regexes = []
@@ -1599,8 +1606,8 @@ def _b_grep(sh: _Shell, argv: list[str], stdin: str, fds: _Fds) -> int:
                 return 2
     matched = 0
     out: list[str] = []
-    for n, text in enumerate(texts):
-        prefix = f"{files[n]}:" if len(files) > 1 and not flags["h"] else ""
+    for source, text in named:
+        prefix = f"{source}:" if (len(files) > 1 or flags["H"]) and not flags["h"] else ""  # GNU grep -H
         for lineno, line in enumerate(text.splitlines(), 1):
             hit = any(r.search(line) for r in regexes)
             if hit != flags["v"]:

@@ -76,11 +76,11 @@ class Vmnic:
     mtu: int = 1500
     link_up: bool = True
     driver: str = "nmlx5_core"
-    pause_rx: bool = True  # as configured with `esxcli network nic pauseParams set`
+    pause_rx: bool = True  # as configured with `esxcli network nic pauseParams set` (what pauseParams shows)
     pause_tx: bool = True
-    # the boot during which pauseParams was last set: a set after driver load wins over PFC's
-    # "global pause off" until the next boot
-    pause_set_boot: int | None = None
+    # PFC bitmask this port's DCBX took from a willing negotiation with the switch, instead of nmlx5_core's
+    # pfctx (None: the driver's own); what `esxcli network nic dcb status get` then shows (fault RW216)
+    dcb_peer_pfc: int | None = None
 
 
 @dataclass
@@ -212,6 +212,9 @@ class Guest:
     qos_trust: str = "pcp"
     qos_pfc: list[int] = field(default_factory=lambda: [0] * 8)
     faults: set[str] = field(default_factory=set)
+    # rdma_cm configfs groups (`mkdir /sys/kernel/config/rdma_cm/<dev>`): device -> the boot_count it was made in
+    # (configfs is in memory: a group of an earlier boot is gone); lab/rdma_sysfs.py serves the files
+    rdma_cm_groups: dict[str, int] = field(default_factory=dict)
 
     def interface(self, name: str) -> Interface | None:
         return next((i for i in self.interfaces if i.name == name), None)

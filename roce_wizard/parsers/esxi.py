@@ -740,3 +740,8 @@ PARSERS: dict[str, Parser] = {
     "esxi_sriovnic_vf_list": Parser("esxi_sriovnic_vf_list", parse_esxi_sriovnic_vf_list,
                                     sniff_esxi_sriovnic_vf_list, "esxcli network sriovnic vf list -n vmnicN"),
 }
+
+# `esxcli network nic dcb status get` lives in its own small module (this file is large already)
+from roce_wizard.parsers.esxi_dcb import PARSERS as _DCB_PARSERS  # noqa: E402
+
+PARSERS.update(_DCB_PARSERS)

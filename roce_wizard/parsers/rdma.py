@@ -27,6 +27,7 @@ from roce_wizard.parsers.base import (
     prompt_command,
     to_int,
 )
+from roce_wizard.parsers import sysfs_rdma
 
 # ---------------------------------------------------------------------------------------------
 # helpers
@@ -266,6 +267,8 @@ def _show_gids_row(ln: str) -> dict | None:
 
 
 def parse_show_gids(text: str) -> Facts:
+    if sysfs_rdma.is_sysfs_gids(text):  # inbox rdma-core: the same facts read from sysfs
+        return sysfs_rdma.parse_sysfs_gids(text)
     gids: list[dict] = []
     header = False
     n_found: int | None = None
@@ -293,6 +296,8 @@ def parse_show_gids(text: str) -> Facts:
 
 
 def sniff_show_gids(text: str) -> int:
+    if sysfs_rdma.is_sysfs_gids(text):
+        return 90
     ls = lines(text)
     if any(_SG_HEADER.match(ln) for ln in ls):
         return 95
@@ -548,6 +553,8 @@ def _cma_args(cmd: str) -> dict:
 
 
 def parse_cma_roce_mode(text: str) -> Facts:
+    if sysfs_rdma.is_configfs_mode(text):  # inbox rdma-core: rdma_cm's configfs file itself
+        return sysfs_rdma.parse_configfs_roce_mode(text)
     reads: list[dict] = []
     errors: list[str] = []
     ctx: dict = {}
@@ -579,6 +586,8 @@ def parse_cma_roce_mode(text: str) -> Facts:
 
 
 def sniff_cma_roce_mode(text: str) -> int:
+    if sysfs_rdma.is_configfs_mode(text):
+        return 95
     body = body_lines(text, ("cma_roce_mode",))
     if body and all(_CMA_MODE.match(ln) for ln in body):
         return 95

@@ -131,7 +131,7 @@ def test_healthy_pair_passes_with_real_numbers(vlab, kind):
     assert mpi.status is Status.PASS and set(says.values()) == {"rdma"}, mpi.details["table"]
     env = found["RW604"][0]
     assert env.status is Status.PASS and env.details["mpirun"].startswith("mpirun ")
-    assert "UCX_IB_TRAFFIC_CLASS=104" in env.details["mpirun"] and "UCX_IB_SL=3" in env.details["mpirun"]
+    assert "UCX_IB_TRAFFIC_CLASS=106" in env.details["mpirun"] and "UCX_IB_SL=3" in env.details["mpirun"]
     assert env.details["hostfile"].splitlines() == [f"{n} slots=1" for n in names[:2]]
     incast = found["RW605"][0]
     assert incast.status is Status.PASS

@@ -226,11 +226,17 @@ async def test_sriov_change_waits_for_a_reboot_and_the_world_follows(vc: VCenter
         # vCenter reboots a host only in maintenance mode (or forced)
         with pytest.raises(vim.fault.InvalidState):
             obj.RebootHost_Task(force=False)
-        with pytest.raises(vim.fault.InvalidState):  # compute-01 runs there (no DRS to move it)
-            obj.EnterMaintenanceMode_Task(timeout=0)
+        # compute-01 runs there and no DRS moves it: vCenter's task waits for it (vSphere API, HostSystem
+        # EnterMaintenanceMode_Task), failing with the timeout fault when one was given, else running until it is off
+        with pytest.raises(vim.fault.Timedout):
+            wait_task(obj.EnterMaintenanceMode_Task(timeout=1))
+        assert hosts(si)["esx-01"]["runtime.inMaintenanceMode"] is False
+        waiting = obj.EnterMaintenanceMode_Task(timeout=0)
+        await asyncio.sleep(0.3)
+        assert waiting.info.state == "running"
         for vm in obj.vm:
             wait_task(vm.PowerOffVM_Task())
-        wait_task(obj.EnterMaintenanceMode_Task(timeout=0))
+        wait_task(waiting)
         task = obj.RebootHost_Task(force=False)
         assert task.info.name.info.wsdlName == "RebootHost_Task"  # pyVmomi resolves the WSDL name to the method
         wait_task(task)

@@ -567,6 +567,70 @@ func (p *hostProxy) RebootHostTask(ctx *simulator.Context, req *types.RebootHost
 	return body
 }
 
+// EnterMaintenanceModeTask as vCenter runs it on a host without DRS (vSphere Web Services API, HostSystem
+// EnterMaintenanceMode_Task: "The task completes once there are no powered-on virtual machines on the host
+// ... The operation does not directly initiate any operation to evacuate or power-down powered-on virtual
+// machines"; its timeout: "The task completes when the host successfully enters maintenance mode or the
+// timeout expires, and in the latter case the task contains a Timeout fault. If the timeout is less than or
+// equal to zero, there is no timeout"). The task runs until the host's VMs are off; with a timeout it then
+// fails (vim.fault.Timedout, the API's timeout fault type). No lock is held while it waits.
+func (p *hostProxy) EnterMaintenanceModeTask(ctx *simulator.Context, req *types.EnterMaintenanceMode_Task) soap.HasFault {
+	body := &methods.EnterMaintenanceMode_TaskBody{}
+	lh := theLab.hostsByRef[req.This]
+	if lh == nil {
+		body.Fault_ = simulator.Fault("", &types.ManagedObjectNotFound{Obj: req.This})
+		return body
+	}
+	var connected, inside bool
+	readLocked(lh.hs, func() { connected, inside = lh.connected, lh.hs.Runtime.InMaintenanceMode })
+	switch {
+	case !connected:
+		body.Fault_ = simulator.Fault(fmt.Sprintf("host %s is not responding", lh.name), &types.HostNotConnected{})
+		return body
+	case inside:
+		body.Fault_ = simulator.Fault(fmt.Sprintf("host %s is already in maintenance mode", lh.name),
+			&types.InvalidState{})
+		return body
+	}
+	timedOut := false
+	task := simulator.CreateTask(lh.hs, "enterMaintenanceMode", func(t *simulator.Task) (types.AnyType, types.BaseMethodFault) {
+		if timedOut {
+			return nil, &types.Timedout{}
+		}
+		lh.hs.Runtime.InMaintenanceMode = true
+		return nil, nil
+	})
+	if len(theLab.poweredOnVMs(ctx, lh)) == 0 {
+		body.Res = &types.EnterMaintenanceMode_TaskResponse{Returnval: task.Run(ctx)}
+		return body
+	}
+	ctx.Map.AtomicUpdate(ctx, task, []types.PropertyChange{
+		{Name: "info.startTime", Val: time.Now()},
+		{Name: "info.state", Val: types.TaskInfoStateRunning},
+	})
+	var deadline time.Time
+	if req.Timeout > 0 {
+		deadline = time.Now().Add(time.Duration(req.Timeout) * time.Second)
+	}
+	go func() {
+		for {
+			time.Sleep(50 * time.Millisecond)
+			c := simulator.SpoofContext()
+			if len(theLab.poweredOnVMs(c, lh)) == 0 {
+				task.Run(c)
+				return
+			}
+			if !deadline.IsZero() && time.Now().After(deadline) {
+				timedOut = true
+				task.Run(c)
+				return
+			}
+		}
+	}()
+	body.Res = &types.EnterMaintenanceMode_TaskResponse{Returnval: task.Self}
+	return body
+}
+
 // dvsProxy receives ReconfigureDvs_Task: stock vcsim keeps no member config (no pnic backing),
 // ignores maxMtu and refuses edits.
 type dvsProxy struct {
@@ -814,8 +878,9 @@ func handler(ctx *simulator.Context, m *simulator.Method) (mo.Reference, types.B
 			return nil, l.vetPowerOn(ctx, req.This)
 		}
 	case "EnterMaintenanceMode_Task":
-		if lh, ok := l.hostsByRef[m.This]; ok && !internal(ctx) {
-			return nil, l.vetMaintenance(ctx, lh)
+		if _, ok := l.hostsByRef[m.This]; ok && !internal(ctx) {
+			m.This = l.hostProxy.Self
+			return l.hostProxy, nil
 		}
 	}
 	return nil, nil
@@ -845,24 +910,6 @@ func (l *lab) poweredOnVMs(ctx *simulator.Context, lh *labHost) []string {
 	return names
 }
 
-// vetMaintenance: a host without DRS enters maintenance mode only with its VMs off (vCenter's task
-// would wait for them; the lab's ESXi refuses the same way: esxcli system maintenanceMode set).
-func (l *lab) vetMaintenance(ctx *simulator.Context, lh *labHost) types.BaseMethodFault {
-	var connected, inside bool
-	readLocked(lh.hs, func() { connected, inside = lh.connected, lh.hs.Runtime.InMaintenanceMode })
-	if !connected {
-		return withMessage(&types.HostNotConnected{}, fmt.Sprintf("host %s is not responding", lh.name))
-	}
-	if inside {
-		return withMessage(&types.InvalidState{}, fmt.Sprintf("host %s is already in maintenance mode", lh.name))
-	}
-	if running := l.poweredOnVMs(ctx, lh); len(running) > 0 {
-		return withMessage(&types.InvalidState{}, fmt.Sprintf(
-			"host %s cannot enter maintenance mode: powered-on VMs %s (no DRS to migrate them)",
-			lh.name, strings.Join(running, ", ")))
-	}
-	return nil
-}
 
 func sriovCards(devices object.VirtualDeviceList) []*types.VirtualSriovEthernetCard {
 	var out []*types.VirtualSriovEthernetCard

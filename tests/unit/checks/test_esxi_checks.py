@@ -370,9 +370,10 @@ CASES: list[Case] = [
     Case("RW212", "corpus-esxi80-cx5-default-on", FAIL, {"esxi_pause_params": PAUSE_CX5_DEFAULT},
          summary_has="global pause on (RX/TX)"),
     Case("RW212", "corpus-two-hosts", FAIL, {"esxi_pause_params": PAUSE_TWO_HOSTS}, summary_has="output 1/vmnic"),
-    Case("RW212", "on-while-pfc-configured", FAIL,
+    # PFC configured and no DCB state read: could not tell (nmlx5 disables global pause once PFC is operational)
+    Case("RW212", "on-while-pfc-configured", WARN,
          {"esxi_pause_params": PAUSE_SEED_VMNIC3_ON_CSV, "esxi_module_params": PARAMS_SEED}, target=esxi(),
-         summary_has="global pause on (RX/TX) while PFC is configured"),
+         summary_has="PFC configured (pfctx), which disables global pause once operational"),
     Case("RW212", "analyze-nmlx5-only", FAIL,
          {"esxi_pause_params": PAUSE_SEED_VMNIC3_ON_CSV, "esxi_nic_list": NIC_SEED_CSV}, summary_has="vmnic0"),
     # RW213 host-power-policy (warn)
@@ -544,8 +545,8 @@ def test_rw211_fix_keeps_the_seed_string():
 
 def test_rw212_fix_per_vmnic():
     f = _worst("RW212-on-while-pfc-configured")
-    assert f.subject == "vmnic3"
-    assert f.fix.startswith("esxcli network nic pauseParams set -n vmnic3 -r false -t false")
+    assert f.subject == "vmnic3" and f.status is WARN
+    assert f.fix.startswith("esxcli network nic dcb status get -n vmnic3")  # read the operational state first
     two = run_case(_case("RW212-corpus-two-hosts"))
     assert {f.subject: f.status for f in two} == {
         "output 1/vmnic0": FAIL, "output 1/vmnic1": FAIL,

@@ -107,8 +107,12 @@ CASES += [
          summary_has="ibv_devinfo"),
     Case("RW002", "linux-no-mlnx-qos", Status.FAIL, {"tool_presence": LINUX_NO_QOS},
          target=guest(kind=TargetKind.LINUX), summary_has="mlnx_qos"),
+    # show_gids / cma_roce_mode missing is no finding (RW407/RW408 read sysfs/configfs); ibdev2netdev still is
     Case("RW002", "guest-inbox-helpers-missing", Status.WARN, {"tool_presence": GUEST_INBOX}, target=guest(),
-         summary_has="show_gids"),
+         summary_has="ibdev2netdev"),
+    Case("RW002", "guest-inbox-with-ibdev2netdev", Status.PASS,
+         {"tool_presence": GUEST_INBOX.replace("missing ibdev2netdev", "present ibdev2netdev /usr/bin/ibdev2netdev")},
+         target=guest(), summary_has="read from sysfs/configfs"),
 ]
 
 # ------------------------------------------------------------------------------------------ RW003

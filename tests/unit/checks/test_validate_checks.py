@@ -142,8 +142,8 @@ def test_rw603_names_each_kind_of_evidence():
 
 def test_mpi_environment_per_node_and_from_policy():
     envs = mpi_environment([_node("a", 3), _node("b", 5)], Policy(roce_dscp=31, pfc_priority=3))
-    assert envs["a"] == {"UCX_NET_DEVICES": "mlx5_0:1", "UCX_IB_GID_INDEX": "3", "UCX_IB_TRAFFIC_CLASS": "124",
-                         "UCX_IB_SL": "3"}  # seed 004: 124 -> DSCP 31 -> priority 3
+    assert envs["a"] == {"UCX_NET_DEVICES": "mlx5_0:1", "UCX_IB_GID_INDEX": "3", "UCX_IB_TRAFFIC_CLASS": "126",
+                         "UCX_IB_SL": "3"}  # DSCP 31 (seed 004's) << 2 | ECT(0) -> priority 3
     assert envs["b"]["UCX_IB_GID_INDEX"] == "5"
 
 
