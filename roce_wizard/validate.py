@@ -23,7 +23,6 @@ to judge with its pure `evaluate`.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 import shlex
 import time
@@ -35,7 +34,7 @@ from roce_wizard.checkkit import bad
 from roce_wizard.model import Check, Evidence, Facts, Finding, LoadedCheck, Policy, Stage, Status, Target, TargetKind
 from roce_wizard.mpienv import parse_env
 from roce_wizard.parsers import PARSERS, ParseError
-from roce_wizard.probes import PROBES, UnsafeValue, probe_order, rdma_device, safe
+from roce_wizard.probes import UnsafeValue, probe_order, rdma_device, safe
 from roce_wizard.transports.base import Session, Transport, TransportError
 
 if TYPE_CHECKING:

@@ -41,8 +41,7 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_rdmadev, skip
-from roce_wizard.checkkit import safe_rdmadev
-from roce_wizard.handfix import RDMA_DEVICE, pasteable
+from roce_wizard.handfix import RDMA_DEVICE, refused
 from roce_wizard.model import (
     Check,
     Facts,
@@ -111,7 +110,8 @@ def _rdma_cm(facts: Facts, dev: str, policy: Policy) -> tuple[str, dict, Finding
     f = bad(CHECK, facts, f"{dev} rdma_cm default_roce_tos {value} is DSCP {value >> 2}, expected DSCP "
             f"{policy.roce_dscp} ({_accepted(policy)}): rdma_cm QPs land in another priority", observed=observed,
             expected=_accepted(policy), excerpt=excerpt(facts.raw.get("rdma_cm_tos"), r"\d"),
-            subject=f"{dev} rdma_cm", fix=f"echo {policy.traffic_class} > {path}  # not persistent: boot hook")
+            subject=f"{dev} rdma_cm", fix=refused(RDMA_DEVICE) if dev == "<dev>" else
+            f"echo {policy.traffic_class} > {path}  # not persistent: boot hook")
     f.status = Status.WARN
     return "", observed, f
 
@@ -129,6 +129,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     no_knob = not facts.has("roce_tc_sysfs") and failure and "no such file" in failure.reason.lower()
     tc = {} if no_knob else (facts.need("roce_tc_sysfs") or {})
     dev = tc.get("device") or (rdma_device(facts.target, facts.data) if facts.target else None) or "<dev>"
+    unsafe = dev != "<dev>" and _safe_dev(dev) == "<dev>"  # the host printed a name a shell would act on
     dev = _safe_dev(dev) if dev != "<dev>" else dev
     note, cm_observed, cm_finding = _rdma_cm(facts, dev, policy)
     extra = [cm_finding] if cm_finding else []
@@ -152,8 +153,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                 f"unless every application sets its class: {_apps(policy)}{note}",
                 observed={"traffic_class": None, **cm_observed}, expected=_accepted(policy), excerpt=ev,
                 subject=None if dev == "<dev>" else dev,
-                fix=(f"echo {want} > {path}  # not persistent: add it to a boot hook (systemd oneshot "
-                     "After=openibd.service)"))
+                fix=refused(RDMA_DEVICE) if unsafe else (f"echo {want} > {path}  # not persistent: add it to a boot "
+                                                         "hook (systemd oneshot After=openibd.service)"))
         f.status = Status.WARN
         return [f, *extra]
     observed = {"traffic_class": value, "dscp": value >> 2, "ecn": value & 3, **cm_observed}
@@ -163,8 +164,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     return [bad(CHECK, facts, f"{dev} default tclass {value} is DSCP {value >> 2} (ECN bits {value & 3}), expected "
                 f"DSCP {policy.roce_dscp} (tclass {_accepted(policy)})", observed=observed,
                 expected=_accepted(policy), excerpt=ev, subject=dev,
-                fix=(f"echo {want} > {path}  # not persistent: add it to a boot hook (systemd oneshot "
-                     "After=openibd.service)")), *extra]
+                fix=refused(RDMA_DEVICE) if unsafe else (f"echo {want} > {path}  # not persistent: add it to a boot "
+                                                         "hook (systemd oneshot After=openibd.service)")), *extra]
 
 
 UNIT = "roce-wizard-traffic-class.service"

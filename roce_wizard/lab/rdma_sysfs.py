@@ -58,3 +58,5 @@ def make_inbox(guest: Guest, *, configfs_group: str | None = None) -> None:
     guest.ofed_version, guest.ofed_pending, guest.rdma_core = None, False, True
     if configfs_group:
         make_group(guest, configfs_group)
+    else:  # no boot hook made the group, so it sets no default_roce_tos either
+        guest.rdma_cm_tos = None

@@ -26,7 +26,6 @@ from __future__ import annotations
 import copy
 import difflib
 import hmac
-import os
 import re
 import secrets
 import time

@@ -15,8 +15,8 @@ import re
 
 from roce_wizard.parsers.base import Facts, ParseError, Parser, is_bare_command, is_elision, lines, prompt_command
 
-_TOS_PATH = re.compile(r"/sys/kernel/config/rdma_cm/([^/\s]+)/ports/(\d+)/default_roce_tos")
-_VALUE = re.compile(r"^\s*(\d{1,3})\s*$")
+_TOS_PATH = re.compile(r"/sys/kernel/config/rdma_cm/([^/\s]+)/ports/([0-9]+)/default_roce_tos")
+_VALUE = re.compile(r"^\s*([0-9]{1,3})\s*$")
 _CAT_ERROR = re.compile(r"^\s*cat:\s*(\S+):\s*(.+)$")
 
 

@@ -3,7 +3,6 @@ re-verify, idempotence, the run log's record of every step."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
