@@ -37,120 +37,35 @@ from typing import Any
 
 import asyncssh
 
+from roce_wizard.lab import switch_os10_qos as os10_qos
 from roce_wizard.lab.faults import Fault
 from roce_wizard.lab.world import Switch, SwitchPort, World
 
-VENDORS = ("eos", "onyx", "os10")
-DEVICE_TYPES = {"eos": "arista_eos", "onyx": "mellanox_mlnxos", "os10": "dell_os10"}
-
-# ECN marking thresholds the renderers print (the lab keeps whatever was typed only as on/off)
-ECN_MIN_KB = 150
-ECN_MAX_KB = 1500
-EOS_DEFAULT_MTU = 9214  # EOS L2 default; printed in running-config only when it differs
-ONYX_DEFAULT_MTU = 1500
-OS10_DEFAULT_MTU = 1532
-MTU_RANGE = {"eos": (68, 9216), "onyx": (1500, 9216), "os10": (1312, 9216)}
-
-EOS_VERSION = "4.28.3M"
-EOS_MODEL = "DCS-7060CX2-32S"
-ONYX_VERSION = "3.9.3202"
-OS10_VERSION = "10.5.2.4"
-
-
-def default_switch_priority(dscp: int) -> int:
-    """The default DSCP -> switch priority map of all three vendors for the DSCPs RoCE uses (dscp >> 3)."""
-    return dscp >> 3
-
-
-# --------------------------------------------------------------------------------------------
-# vendor state the world model has no field for
-
-
-@dataclass
-class Os10Class:
-    match: int  # qos-group (network-qos) or queue (queuing)
-
-
-@dataclass
-class Os10PolicyClass:
-    pause: bool = False
-    pfc_cos: set[int] = field(default_factory=set)
-    ecn: bool = False
-    bandwidth: int | None = None
-
-
-@dataclass
-class Os10Policy:
-    kind: str  # network-qos / queuing
-    classes: dict[str, Os10PolicyClass] = field(default_factory=dict)
-
-
-@dataclass
-class CliState:
-    """What a switch keeps that ``Switch``/``SwitchPort`` cannot say (see the module docstring)."""
-
-    # DSCP -> switch priority overrides of the default map (EOS `qos map dscp D to traffic-class P`,
-    # Onyx `qos map dscp-to-switch-priority`, OS10 a `trust dscp-map` applied with `trust-map dscp NAME`)
-    dscp_map: dict[int, int] = field(default_factory=dict)
-    ecn_other: dict[str, set[int]] = field(default_factory=dict)  # port -> ECN queues besides the RoCE one
-    onyx_pfc_global: bool | None = None  # `dcb priority-flow-control enable`; None: as the ports say
-    onyx_admin_pending: set[str] = field(default_factory=set)  # `mode on` typed while PFC is globally off
-    os10_class_maps: dict[tuple[str, str], Os10Class] = field(default_factory=dict)  # (kind, name)
-    os10_policies: dict[str, Os10Policy] = field(default_factory=dict)
-    os10_dscp_maps: dict[str, dict[int, int]] = field(default_factory=dict)  # trust dscp-map name -> overrides
-    os10_port_nqos: dict[str, str] = field(default_factory=dict)
-    os10_port_queuing: dict[str, str] = field(default_factory=dict)
-    os10_port_trust_map: dict[str, str] = field(default_factory=dict)  # port -> "default" or a dscp-map name
-    eos_sessions: dict[str, Switch] = field(default_factory=dict)  # open `configure session` copies
-    # saved configurations by name (EOS flash:NAME, Onyx `configuration write to NAME`, OS10
-    # config://NAME): what a restore puts back (`configure replace`, `configuration switch-to`, copy)
-    files: dict[str, tuple[list[SwitchPort], CliState]] = field(default_factory=dict)
-    # a knob for tests (`freeze`): SwitchPort fields the hardware keeps as they are: the CLI takes the
-    # commands, the next show prints the old value (what a verify must catch)
-    frozen: set[str] = field(default_factory=set)
-
-
-def cli_state(switch: Switch) -> CliState:
-    """The switch's vendor state (an attribute beside the dataclass fields: deep copies keep it)."""
-    state = switch.__dict__.get("cli_state")
-    if state is None:
-        state = CliState()
-        switch.__dict__["cli_state"] = state
-    return state
-
-
-PORT_FIELDS = ("mtu", "pfc_enabled", "no_drop", "trust", "flowcontrol_rx", "flowcontrol_tx", "ecn")
-
-
-def freeze(switch: Switch, *fields: str) -> None:
-    """Make the switch keep these SwitchPort fields whatever the CLI is told (no fields: thaw). For
-    tests of a fix whose verify fails: the commands are accepted, the change does not take."""
-    unknown = set(fields) - set(PORT_FIELDS)
-    if unknown:
-        raise ValueError(f"not SwitchPort fields: {sorted(unknown)}")
-    cli_state(switch).frozen = set(fields)
-
-
-def _snapshot(switch: Switch) -> tuple[list[SwitchPort], CliState]:
-    state = copy.copy(cli_state(switch))
-    state.files, state.eos_sessions, state.frozen = {}, {}, set()  # not part of a configuration
-    return copy.deepcopy(switch.ports), copy.deepcopy(state)
-
-
-def _restore(switch: Switch, snap: tuple[list[SwitchPort], CliState]) -> None:
-    """Put a saved configuration back whole (what the vendors' replace / switch-to does)."""
-    ports, saved = snap
-    for old in ports:
-        port = switch.port(old.name)
-        if port is not None:
-            for f in PORT_FIELDS:
-                setattr(port, f, copy.deepcopy(getattr(old, f)))
-    state = cli_state(switch)
-    keep = (state.files, state.eos_sessions, state.frozen)
-    fresh = copy.deepcopy(saved)
-    fresh.files, fresh.eos_sessions, fresh.frozen = keep
-    switch.__dict__["cli_state"] = fresh
-
+from roce_wizard.lab.switch_state import (  # noqa: F401 - re-exported: tests and the lab use them from here
+    VENDORS,
+    DEVICE_TYPES,
+    ECN_MIN_KB,
+    ECN_MAX_KB,
+    EOS_DEFAULT_MTU,
+    ONYX_DEFAULT_MTU,
+    OS10_DEFAULT_MTU,
+    MTU_RANGE,
+    EOS_VERSION,
+    EOS_MODEL,
+    ONYX_VERSION,
+    OS10_VERSION,
+    default_switch_priority,
+    Os10Class,
+    Os10PolicyClass,
+    Os10Policy,
+    Os10Wred,
+    CliState,
+    cli_state,
+    PORT_FIELDS,
+    freeze,
+    _snapshot,
+    _restore,
+)
 
 def roce_priority(world: World) -> int:
     return int(world.policy.get("pfc_priority", 3))
@@ -327,7 +242,7 @@ def _os10_ecn_queues(state: CliState, policy: str | None) -> set[int]:
     out: set[int] = set()
     for name, klass in pol.classes.items():
         cmap = state.os10_class_maps.get(("queuing", name))
-        if klass.ecn and cmap is not None:
+        if os10_qos.class_has_ecn(state, klass) and cmap is not None:
             out.add(cmap.match)
     return out
 
@@ -364,7 +279,7 @@ def _reconcile_os10(world: World, switch: Switch) -> None:
                     match = f"ecn-q{roce}"
                     state.os10_class_maps.setdefault(("queuing", f"q{roce}"), Os10Class(roce))
                     state.os10_policies[match] = Os10Policy(
-                        "queuing", {f"q{roce}": Os10PolicyClass(ecn=True, bandwidth=50)})
+                        "queuing", {f"q{roce}": Os10PolicyClass(wred=os10_qos.auto_profile(state), bandwidth=50)})
                 state.os10_port_queuing[p.name] = match
             else:
                 state.os10_port_queuing.pop(p.name, None)
@@ -870,6 +785,7 @@ def _os10_running_config(world: World, switch: Switch) -> str:
         for group, dscps in sorted(by_group.items()):
             out.append(f" qos-group {group} dscp {_ranges(dscps)}")
         out.append("!")
+    out += os10_qos.render(state)
     for (kind, name), cmap in sorted(state.os10_class_maps.items(), key=lambda kv: (kv[0][0] != "network-qos",
                                                                                   kv[0][1])):
         out.append(f"class-map type {kind} {name}")
@@ -882,8 +798,8 @@ def _os10_running_config(world: World, switch: Switch) -> str:
             out.append(f" class {cname}")
             if klass.bandwidth is not None:
                 out.append(f"  bandwidth percent {klass.bandwidth}")
-            if klass.ecn:
-                out.append("  random-detect ecn")
+            if klass.wred:
+                out.append(f"  random-detect {klass.wred}")
             if klass.pause:
                 out.append("  pause")
             if klass.pfc_cos:
@@ -1058,10 +974,11 @@ _VOCAB = {
                              "policy-map", "type", "network-qos", "queuing", "match", "qos-group", "queue", "class",
                              "pause", "pfc-cos", "service-policy", "input", "output", "trust-map", "qos-map",
                              "random-detect", "ecn", "bandwidth", "percent", "system", "range", "dscp-map",
-                             "ets", "interface"},
+                             "ets", "interface", "wred", "color", "green", "yellow", "red", "minimum-threshold",
+                             "maximum-threshold", "drop-probability"},
 }
 _VOCAB_LOWER = {v: {w.lower() for w in words} for v, words in _VOCAB.items()}
-_STOP_AFTER = {"description", "session", "hostname", "class", "network-qos", "queuing", "dscp-map", "trust-map",
+_STOP_AFTER = {"description", "session", "hostname", "class", "network-qos", "queuing", "dscp-map", "trust-map", "wred",
                "service-policy", "include", "exclude", "begin"}
 _CONF_T = re.compile(r"^conf(?:i(?:g(?:u(?:r(?:e)?)?)?)?)?(?:\s+t(?:e(?:r(?:m(?:i(?:n(?:a(?:l)?)?)?)?)?)?)?)?$",
                      re.IGNORECASE)
@@ -1150,7 +1067,7 @@ class SwitchCli:
             if frame.kind == "if":
                 return f"{head} (config interface ethernet {frame.label}) # "
         if self.vendor == "os10":
-            labels = {"enable": "", "exec": "", "config": "(config)", "sysqos": "(config-sys-qos)",
+            labels = {"enable": "", "exec": "", "config": "(config)", "sysqos": "(config-sys-qos)", "wred": "(config-wred)",
                       "tmap": "(config-tmap-dscp-map)"}
             if frame.kind in labels:
                 return f"{host}{labels[frame.kind]}#"
@@ -2112,6 +2029,17 @@ class SwitchCli:
             state.os10_dscp_maps.setdefault(body_w[2], {})
             self.stack.append(_Frame("tmap", body_w[2], data={"name": body_w[2]}))
             return ""
+        if body[:1] == ["wred"] and len(body_w) == 2:
+            if neg:
+                try:
+                    os10_qos.remove_profile(state, body_w[1])
+                except os10_qos.Refused as exc:
+                    raise _Unrecognized(kind="message", token=exc.message) from None
+                return ""
+            self._to_config()
+            state.os10_wred.setdefault(body_w[1], os10_qos.Os10Wred())
+            self.stack.append(_Frame("wred", body_w[1], data={"name": body_w[1]}))
+            return ""
         if body == ["system", "qos"]:
             self._to_config()
             self.stack.append(_Frame("sysqos"))
@@ -2162,16 +2090,23 @@ class SwitchCli:
                     self._os10_refresh()
                     return ""
             else:
-                if re.fullmatch(r"random-detect ecn", text) or (neg and text.startswith("random-detect")):
-                    klass.ecn = not neg
-                    self._os10_refresh()
-                    return ""
+                try:
+                    if os10_qos.class_line(state, klass, body, body_w, neg):
+                        self._os10_refresh()
+                        return ""
+                except os10_qos.Refused as exc:
+                    raise _Unrecognized(kind="message", token=exc.message) from None
                 m = re.fullmatch(r"bandwidth percent (\d+)", text)
                 if m or (neg and text.startswith("bandwidth")):
                     klass.bandwidth = None if neg or m is None else int(m.group(1))
                     return ""
-                if body[:1] in (["random-detect"], ["priority"]):
-                    return ""
+        if mode == "wred":
+            try:
+                os10_qos.wred_line(state, frame.data["name"], body, neg)
+            except os10_qos.Refused as exc:
+                raise _Unrecognized(kind="message", token=exc.message) from None
+            self._os10_refresh()
+            return ""
         if mode == "tmap":
             m = re.fullmatch(r"qos-group (\d) dscp ([\d,\- ]+)", " ".join(body))
             if m and not neg:
@@ -2201,7 +2136,7 @@ class SwitchCli:
             if body[:1] in (["ets"], ["service-policy"], ["qos-map"], ["trust-map"]):
                 return ""
         if mode == "config" and body[:1] in (["hostname"], ["dcbx"], ["lldp"], ["ntp"], ["logging"],
-                                             ["username"], ["qos-map"], ["wred"]):
+                                             ["username"], ["qos-map"]):
             return ""
         raise _Unrecognized(words[0])
 

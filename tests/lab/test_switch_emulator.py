@@ -129,7 +129,10 @@ def test_os10_show_interface_and_running_configuration():
     ]
     assert "policy-map type network-qos pfc-cos-3\n !\n class pfcdot1p3\n  pause\n  pfc-cos 3\n" in run
     assert "class-map type network-qos pfcdot1p3\n match qos-group 3\n" in run
-    assert "policy-map type queuing ecn-q3\n !\n class q3\n  bandwidth percent 50\n  random-detect ecn\n" in run
+    # ECN through a WRED profile, as Dell's OS10 10.5.0 guide ("Configure RoCE on the switch") writes it
+    assert "policy-map type queuing ecn-q3\n !\n class q3\n  bandwidth percent 50\n  random-detect wred-ecn\n" in run
+    assert ("wred wred-ecn\n random-detect ecn\n random-detect color green minimum-threshold 150 maximum-threshold 1500"
+            " drop-probability 100\n!\n") in run
     section = cli.run("show running-configuration interface ethernet1/1/2")
     assert section.startswith("interface ethernet1/1/2\n") and section.endswith("!") and "ethernet1/1/3" not in section
 
@@ -470,7 +473,10 @@ CONFIG = {
     "os10": ["class-map type network-qos pfc3", "match qos-group 3", "exit",
              "class-map type queuing q3", "match queue 3", "exit",
              "policy-map type network-qos pfc-p3", "class pfc3", "pause", "pfc-cos 3", "exit", "exit",
-             "policy-map type queuing ecn-q3", "class q3", "bandwidth percent 50", "random-detect ecn", "exit", "exit",
+             "wred ecn-prof", "random-detect ecn",
+             "random-detect color green minimum-threshold 150 maximum-threshold 1500 drop-probability 100", "exit",
+             "policy-map type queuing ecn-q3", "class q3", "bandwidth percent 50", "random-detect ecn-prof", "exit",
+             "exit",
              "interface range ethernet1/1/1-1/1/4", "mtu 9216", "priority-flow-control mode on",
              "service-policy input type network-qos pfc-p3", "service-policy output type queuing ecn-q3",
              "trust-map dscp default"],
@@ -606,3 +612,27 @@ async def test_serve_registers_switches_with_the_lab(tmp_path: Path):
             assert "priority-flow-control mode on" in result.stdout
     finally:
         await extra["stop"]()
+
+
+def test_os10_takes_ecn_only_through_a_wred_profile():
+    """DOMAIN §7 / Dell SmartFabric OS10 User Guide 10.5.0 "Configure RoCE on the switch": ECN is a line of a
+    `wred` profile that the queuing class names; `random-detect ecn` typed in the class is not OS10's."""
+    world = fresh(2, "os10")
+    cli = _cli(world, "os10")
+    for line in ("configure terminal", "class-map type queuing q3", "match queue 3", "exit",
+                 "policy-map type queuing roce", "class q3"):
+        assert cli.run(line) == "", line
+    assert cli.run("random-detect ecn") == "% Error: Unrecognized command."
+    assert cli.run("random-detect nosuch").startswith("% Error: ")
+    assert cli.prompt == "sw-os10-1(config-pmap-c-que)#"
+    for line in ("wred roce-ecn", "random-detect ecn",
+                 "random-detect color green minimum-threshold 150 maximum-threshold 1500 drop-probability 100"):
+        assert cli.run(line) == "", line
+    assert cli.prompt == "sw-os10-1(config-wred)#"
+    for line in ("policy-map type queuing roce", "class q3", "random-detect roce-ecn", "interface ethernet1/1/1",
+                 "service-policy output type queuing roce", "end"):
+        assert cli.run(line) == "", line
+    run = cli.run("show running-configuration")
+    assert "wred roce-ecn\n random-detect ecn\n random-detect color green minimum-threshold 150" in run
+    assert " class q3\n  random-detect roce-ecn\n" in run
+    assert world.switches["sw-os10-1"].ports[0].ecn is True

@@ -115,6 +115,10 @@ CASES: list[Case] = [
     analyze("RW503", "corpus-nvue-pcp-dscp", PASS, "nvue_qos_roce",
             corpus_text("cumulus_nv_show_qos_roce/nvue-cmdref-lossy-mode-no-pfc.txt")),
     analyze("RW503", "seed004-config", PASS, "eos_running_config", seed004_config()),
+    # the CL 5.x command-reference capture with its trust line edited to PCP only (RW503 must fail and fix it)
+    analyze("RW503", "corpus-nvue-pcp-only", FAIL, "nvue_qos_roce",
+            corpus_text("cumulus_nv_show_qos_roce/nvue-cmdref-lossy-mode-no-pfc.txt").replace(
+                "trust-mode        pcp,dscp", "trust-mode        pcp     ")),
     # RW504 switch-mtu
     doctor("RW504", "eos-healthy", PASS, "eos"),
     doctor("RW504", "eos-9214-is-the-cap", PASS, "eos", world=_eos_mtu_9214(), summary_has="EOS' maximum 9214"),
@@ -202,6 +206,9 @@ def test_rw502_to_rw506_fixes():
     assert "interface ethernet1/1/3\n service-policy input type network-qos roce-pfc" in os10
     assert "interface ethernet 1/3 qos trust L3" in _bad("RW503-onyx-fault").fix
     assert "interface ethernet1/1/3\n trust-map dscp default" in _bad("RW503-os10-fault").fix
+    # NVIDIA documents no `nv set qos roce trust` (DOMAIN §7); RoCE mode sets the trust with PFC and ECN
+    nvue = _bad("RW503-corpus-nvue-pcp-only").fix
+    assert "nv set qos roce mode lossless" in nvue and "qos roce trust" not in nvue
     assert "interface Ethernet3\n   mtu 9214" in _bad("RW504-eos-fault").fix  # EOS' maximum
     assert "interface ethernet 1/3 mtu 9216 force" in _bad("RW504-onyx-fault").fix
     assert "interface ethernet 1/3 flowcontrol receive off force" in _bad("RW505-onyx-fault").fix
@@ -210,6 +217,12 @@ def test_rw502_to_rw506_fixes():
             "maximum-threshold 1500 kbytes") in _bad("RW506-eos-fault").fix
     assert "interface ethernet 1/3 traffic-class 3 congestion-control ecn minimum-absolute 150 maximum-absolute 1500" \
         in _bad("RW506-onyx-fault").fix
+    # OS10: ECN only through a WRED profile named by the queuing class (Dell OS10 10.5.0 "Configure RoCE")
+    os10 = _bad("RW506-os10-fault").fix
+    assert ("wred roce-ecn\n random-detect ecn\n random-detect color green minimum-threshold 150 maximum-threshold 1500 "
+            "drop-probability 100\nexit\n") in os10
+    assert "policy-map type queuing roce-ecn\n class roce-q3\n  random-detect roce-ecn\n exit" in os10
+    assert "\n  random-detect ecn" not in os10
     assert "qos map dscp 26 to traffic-class 3" in _bad("RW507-eos-fault").fix
     assert "qos map dscp-to-switch-priority dscp 26 switch-priority 3" in _bad("RW507-onyx-fault").fix
     os10 = _bad("RW507-os10-fault").fix  # every RoCE port's trust map, in one session
