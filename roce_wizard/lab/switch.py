@@ -38,6 +38,7 @@ from typing import Any
 import asyncssh
 
 from roce_wizard.lab import switch_os10_qos as os10_qos
+from roce_wizard.lab import switch_restore
 from roce_wizard.lab.faults import Fault
 from roce_wizard.lab.world import Switch, SwitchPort, World
 
@@ -288,6 +289,16 @@ def _reconcile_os10(world: World, switch: Switch) -> None:
             state.os10_port_trust_map.setdefault(p.name, "default")
         else:
             state.os10_port_trust_map.pop(p.name, None)
+
+
+def _os10_derive(world: World, switch: Switch) -> None:
+    """The port fields OS10 derives from the attached policies and trust maps (after a merge)."""
+    state = cli_state(switch)
+    roce = roce_priority(world)
+    for p in switch.ports:
+        p.no_drop = _os10_nqos_cos(state, state.os10_port_nqos.get(p.name))
+        p.ecn = roce in _os10_ecn_queues(state, state.os10_port_queuing.get(p.name))
+        p.trust = "dscp" if p.name in state.os10_port_trust_map else "pcp"
 
 
 def _apply_os10_policy(switch: Switch, policy: str) -> None:
@@ -1494,6 +1505,15 @@ class SwitchCli:
                 self._need_enable()
                 self._save()
                 return "Copy completed successfully."
+            m = re.fullmatch(r"copy (flash|checkpoint):([a-z0-9_.-]+) running-config", " ".join(low))
+            if m:  # a copy onto running-config MERGES (DOMAIN §7); only `configure replace` restores exactly
+                self._need_enable()
+                snap = cli_state(self.switch).files.get(f"{m[1]}:{words[1].split(':', 1)[1]}")
+                if snap is None:
+                    raise _Unrecognized(kind="message", token=f"% Error opening {words[1]} (No such file or "
+                                                              "directory)")
+                switch_restore.merge(self.switch, snap)
+                return "Copy completed successfully."
             m = re.fullmatch(r"copy running-config (flash|checkpoint):([A-Za-z0-9_.-]+)", " ".join(low))
             if m:
                 self._need_enable()
@@ -1959,7 +1979,9 @@ class SwitchCli:
                 snap = state.files.get(f"os10:{words[1][9:]}")
                 if snap is None:
                     raise _Unrecognized(kind="message", token=f"% Error: {words[1]}: No such file or directory")
-                _restore(sw, snap)
+                # a copy onto the running configuration MERGES (DOMAIN §7): what a change added stays
+                switch_restore.merge(sw, snap)
+                _os10_derive(self.world, sw)
                 return ""
             raise _Unrecognized(words[0])
         if low == ["end"]:

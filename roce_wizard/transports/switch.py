@@ -49,6 +49,7 @@ NETMIKO_DEVICE_TYPES = {"arista_eos": "arista_eos", "mellanox_mlnxos": "mellanox
 NEEDS_ENABLE = frozenset({"arista_eos", "mellanox_mlnxos"})
 # how each CLI says it did not take a command
 CONFIG_ERROR = r"(?i)^\s*(% ?(Invalid input|Incomplete command|Ambiguous command|Unrecognized command|Error)|Error: )"
+OS10_SHOW_RUN = "show running-configuration"
 CLI_ERROR = re.compile(r"^\s*(% ?(Invalid input|Incomplete command|Ambiguous command|Unrecognized command|Error)"
                        r"|Error: |-bash: .*command not found)", re.IGNORECASE | re.MULTILINE)
 
@@ -240,8 +241,11 @@ class _Conn:
         log_lines: list[str] = []
         backup = {"eos": f"copy running-config flash:{name}.cfg", "onyx": f"configuration write to {name} no-switch",
                   "os10": f"copy running-configuration config://{name}.xml"}[vendor]
+        # the vendors' REPLACE: a copy onto the running config merges (DOMAIN §7), so EOS restores with
+        # `configure replace` and Onyx with `configuration switch-to`; OS10 documents no replace: its change
+        # is undone by the inverse of exactly the lines it added, then read back (switch_undo)
         restore = {"eos": f"configure replace flash:{name}.cfg", "onyx": f"configuration switch-to {name}",
-                   "os10": f"copy config://{name}.xml running-configuration"}[vendor]
+                   "os10": "the inverse of the lines this change added"}[vendor]
         save = {"eos": "copy running-config startup-config", "onyx": "configuration write",
                 "os10": "copy running-configuration startup-configuration"}[vendor]
         config_mode_only = vendor == "onyx"  # Onyx's `configuration …` verbs live in config mode
@@ -260,6 +264,17 @@ class _Conn:
         except _Refused as exc:
             return 1, [*log_lines, f"backup failed, nothing changed: {exc}"]
         log_lines.append(f"backup saved as {name} (restore: {restore})")
+        before = self._send(OS10_SHOW_RUN, timeout) if vendor == "os10" else ""
+
+        def roll_back() -> tuple[bool, str]:
+            if vendor != "os10":
+                try:
+                    one(restore)
+                except _Refused as exc:
+                    return False, f"the rollback was refused ({exc}): restore {name} by hand"
+                return True, f"ROLLED BACK to the backup {name}"
+            return self._os10_undo(lines, before, timeout, name)
+
         try:
             if vendor == "eos":
                 self._config([f"configure session {name}", *lines], timeout, enter=False)
@@ -273,8 +288,8 @@ class _Conn:
                 self._send(f"configure session {name} abort", timeout)
                 outcome = f"the switch refused a line ({exc}); config session {name} aborted, nothing changed"
                 return 1, [*log_lines, outcome]
-            one(restore)
-            return 1, [*log_lines, f"the switch refused a line ({exc}); ROLLED BACK to {name}"]
+            _, how = roll_back()
+            return 1, [*log_lines, f"the switch refused a line ({exc}); {how}"]
         problems: list[str] = []
         for v in meta.get("verify") or []:
             kind = verify_kind(vendor, v["field"])
@@ -286,14 +301,35 @@ class _Conn:
             problems += verify_problems(self.target, v["field"], list(v["ports"]), dict(v["expect"]), kind, output)
             log_lines.append(f"verify `{show}`: " + ("ok" if not problems else "; ".join(problems)))
         if problems:
-            try:
-                one(restore)
-            except _Refused as exc:
-                return 1, [*log_lines, f"VERIFY FAILED and the rollback was refused ({exc}): restore {name} by hand"]
+            ok, how = roll_back()
             why = "; ".join(problems)
-            return 1, [*log_lines, f"VERIFY FAILED ({why}): ROLLED BACK to the backup {name}, not saved"]
+            if not ok:
+                return 1, [*log_lines, f"VERIFY FAILED ({why}) and {how}"]
+            return 1, [*log_lines, f"VERIFY FAILED ({why}): {how}, not saved"]
         one(save)
         return 0, [*log_lines, f"applied, verified and saved ({save}); backup {name}"]
+
+    def _os10_undo(self, lines: list[str], before: str, timeout: float, name: str) -> tuple[bool, str]:
+        """OS10: type the inverse of the lines the change added, then read the running config back."""
+        from roce_wizard.switch_undo import comparable, os10_inverse
+
+        inverse = os10_inverse(lines, before, self._send(OS10_SHOW_RUN, timeout))
+        if inverse:
+            try:
+                self._config(inverse, timeout)
+            except _Refused as exc:
+                return False, (f"the rollback was refused ({exc}); type by hand: {' / '.join(inverse)} "
+                               f"(the backup {name} holds the configuration before)")
+        after = comparable(self._send(OS10_SHOW_RUN, timeout))
+        if after == comparable(before):
+            return True, (f"ROLLED BACK by the inverse of the change ({len(inverse)} lines); the running "
+                          f"configuration reads back as before (backup {name})")
+        import difflib
+
+        diff = [d for d in difflib.unified_diff(comparable(before), after, lineterm="", n=0)
+                if d[:1] in "+-" and not d.startswith(("+++", "---"))]
+        return False, (f"the rollback left the running configuration different from before ({'; '.join(diff[:6])}): "
+                       f"compare it with the backup {name} by hand")
 
     def _config(self, lines: list[str], timeout: float, *, enter: bool = True) -> str:
         """Config-mode lines through netmiko's send_config_set; _Refused at the first line the CLI rejects."""

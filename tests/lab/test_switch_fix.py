@@ -182,9 +182,37 @@ def test_a_change_whose_verify_fails_is_rolled_back_and_logged(labs, tmp_path_fa
         freeze(lab.world_switch)
     [result] = run.results
     assert result.exit_status == 1
-    assert "VERIFY FAILED" in result.output and "ROLLED BACK to the backup roce-wizard-rw504-" in result.output
+    rolled = {"eos": "ROLLED BACK to the backup roce-wizard-rw504-",  # configure replace
+              "os10": "ROLLED BACK by the inverse of the change"}[vendor]  # no documented replace on OS10
+    assert "VERIFY FAILED" in result.output and rolled in result.output
     assert "not saved" in result.output
     assert port.mtu == before_mtu and lab.world_switch.saved_config == saved
     [event] = [e for e in read_events(runlog.path) if e["type"] == "fix-step"]
     assert event["exit_status"] == 1 and "ROLLED BACK" in event["output"]
     assert lab.statuses("RW504") & {Status.FAIL}
+
+
+def test_os10_rollback_types_the_inverse_of_what_the_change_added(labs, tmp_path_factory):
+    """DOMAIN §7: OS10's copy onto the running config merges (the lab merges too), so the transport undoes
+    a change by the inverse of exactly the lines it added and reads the running config back. RW506's fix
+    creates a WRED profile, a class-map and a policy-map; the switch keeps the port without ECN (freeze),
+    the verify fails, and afterwards none of the three is left."""
+    from roce_wizard.lab.switch import freeze, render_running_config
+    from roce_wizard.switch_undo import comparable
+
+    lab = _lab(labs, "os10", tmp_path_factory)
+    lab.reset()
+    lab.inject("RW506")
+    [planned] = lab.plan("RW506")
+    before = render_running_config(lab.lab.world, lab.world_switch)
+    freeze(lab.world_switch, "ecn")
+    try:
+        run = lab.apply([planned])
+    finally:
+        freeze(lab.world_switch)
+    [result] = run.results
+    assert result.exit_status == 1, result.output
+    assert "VERIFY FAILED" in result.output and "ROLLED BACK by the inverse of the change (3 lines)" in result.output
+    after = render_running_config(lab.lab.world, lab.world_switch)
+    assert "roce-ecn" not in after and "roce-q3" not in after
+    assert comparable(after) == comparable(before)
