@@ -39,6 +39,7 @@ import asyncssh
 
 from roce_wizard.lab import switch_os10_qos as os10_qos
 from roce_wizard.lab import switch_restore
+from roce_wizard.lab.switch_nvue import NvueCli
 from roce_wizard.lab.faults import Fault
 from roce_wizard.lab.world import Switch, SwitchPort, World
 
@@ -2276,7 +2277,9 @@ class SwitchCli:
 # the SSH server
 
 
+LAB_VENDORS = (*VENDORS, "nvue")  # NVUE is a Linux shell with `nv` (lab/switch_nvue.py), not a vendor CLI mode tree
 _BANNERS = {
+    "nvue": "",
     "eos": "",
     "onyx": "\nNVIDIA Onyx Switch Management\n\n",
     "os10": "\nDell EMC Networking OS10 Enterprise\n\n",
@@ -2299,9 +2302,12 @@ async def _shell(process: asyncssh.SSHServerProcess, source: WorldSource, switch
         process.exit(1)
         return
     world.switches[switch_name].ssh_port = port
-    cli = SwitchCli(world, switch_name, start_privileged=privileged)
+    vendor = world.switches[switch_name].vendor
+    cli: Any = NvueCli(world, switch_name) if vendor == "nvue" else \
+        SwitchCli(world, switch_name, start_privileged=privileged)
     if process.command:  # `ssh switch "show version"`: one command in enable mode, then leave
-        cli.stack[-1] = _Frame("enable")
+        if vendor != "nvue":
+            cli.stack[-1] = _Frame("enable")
         out = cli.run(process.command)
         if out:
             process.stdout.write(out + "\n")
@@ -2351,7 +2357,7 @@ async def start_switch_server(
     no password), OS10 at ``#``; ``privileged=True`` starts every vendor at ``#`` (an EOS account
     with privilege 15)."""
     switch = _world_of(world).switches[switch_name]
-    if switch.vendor not in VENDORS:
+    if switch.vendor not in LAB_VENDORS:
         raise ValueError(f"switch {switch_name}: vendor {switch.vendor!r} has no CLI in the lab")
     if password is None and client_keys is None:
         raise ValueError("start_switch_server needs a password or client keys")
@@ -2397,7 +2403,8 @@ async def start_switch_server(
         agent_forwarding=False,
         x11_forwarding=False,
         reuse_address=True,
-        server_version={"eos": "OpenSSH_8.7", "onyx": "OpenSSH_7.4", "os10": "OpenSSH_7.9p1"}[switch.vendor],
+        server_version={"eos": "OpenSSH_8.7", "onyx": "OpenSSH_7.4", "os10": "OpenSSH_7.9p1",
+                        "nvue": "OpenSSH_8.4p1"}[switch.vendor],
         login_timeout=30,
     )
     bound["port"] = acceptor.sockets[0].getsockname()[1]
@@ -2444,7 +2451,7 @@ async def serve(lab: Any) -> None:
     acceptors: dict[str, asyncssh.SSHAcceptor] = {}
     keys: dict[str, asyncssh.SSHKey] = {}
     for name, sw in world.switches.items():
-        if sw.vendor not in VENDORS:
+        if sw.vendor not in LAB_VENDORS:
             lab.note(f"switch {name}: vendor {sw.vendor!r} has no CLI in the lab; not served")
             continue
         keys[name] = asyncssh.generate_private_key("ssh-ed25519")

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from roce_wizard.lab.world import Switch, SwitchPort
 
 VENDORS = ("eos", "onyx", "os10")
-DEVICE_TYPES = {"eos": "arista_eos", "onyx": "mellanox_mlnxos", "os10": "dell_os10"}
+# the inventory's device_type per lab vendor (NVUE: roce-wizard's name; netmiko drives it as `cumulus_linux`)
+DEVICE_TYPES = {"eos": "arista_eos", "onyx": "mellanox_mlnxos", "os10": "dell_os10", "nvue": "cumulus_nvue"}
 
 # ECN marking thresholds the renderers print (the lab keeps whatever was typed only as on/off)
 ECN_MIN_KB = 150

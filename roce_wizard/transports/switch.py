@@ -237,6 +237,8 @@ class _Conn:
         from roce_wizard.switchview import verify_kind, verify_problems
 
         vendor = meta["vendor"]
+        if vendor == "nvue":
+            return self._configure_nvue(meta, lines, timeout)
         name = f"{meta['name']}-{time.strftime('%Y%m%d-%H%M%S')}"
         log_lines: list[str] = []
         backup = {"eos": f"copy running-config flash:{name}.cfg", "onyx": f"configuration write to {name} no-switch",
@@ -308,6 +310,58 @@ class _Conn:
             return 1, [*log_lines, f"VERIFY FAILED ({why}): {how}, not saved"]
         one(save)
         return 0, [*log_lines, f"applied, verified and saved ({save}); backup {name}"]
+
+    def _configure_nvue(self, meta: dict[str, Any], lines: list[str], timeout: float) -> tuple[int, list[str]]:
+        """Cumulus NVUE: `nv set` lines into a pending revision, `nv config diff`, `nv config apply -y`, verify,
+        `nv config save`; on a refused line `nv config detach`; on a failed verify `nv config apply <the
+        revision applied before> -y` (NVUE Command Reference, "Config Commands")."""
+        from roce_wizard.switchview import verify_kind, verify_problems
+
+        log_lines: list[str] = []
+        revisions = self._send("nv config revision", timeout)
+        before = _nvue_applied_revision(revisions)
+        if before is None:
+            return 1, ["`nv config revision` shows no applied revision (it needs Cumulus Linux 5.5 or later): "
+                       "nothing changed; make the change by hand"]
+        pending = self._send("nv config diff", timeout).strip()
+        if pending:
+            return 1, [f"the switch already has pending changes someone else made (`nv config diff`: "
+                       f"{pending.splitlines()[0]} …): nothing changed"]
+        log_lines.append(f"applied revision before the change: {before} (rollback: nv config apply {before} -y)")
+        for line in lines:
+            out = self._send(line, timeout)
+            if CLI_ERROR.search(out):
+                self._send("nv config detach", timeout)
+                return 1, [*log_lines, f"`{line}` was refused ({out.strip().splitlines()[0]}); the pending "
+                                       "revision was detached, nothing applied"]
+        diff = self._send("nv config diff", timeout).strip()
+        log_lines.append(f"nv config diff: {len(diff.splitlines())} lines")
+        applied = self._send("nv config apply -y", timeout)
+        if CLI_ERROR.search(applied) or "applied" not in applied:
+            self._send("nv config detach", timeout)
+            return 1, [*log_lines, f"`nv config apply -y` did not apply ({applied.strip()[:120]}); detached"]
+        log_lines.append(f"nv config apply -y: {applied.strip().splitlines()[-1]}")
+        problems: list[str] = []
+        for v in meta.get("verify") or []:
+            kind = verify_kind("nvue", v["field"])
+            if kind is None:
+                problems.append(f"{v['field']}: no way to read it back on nvue")
+                continue
+            from roce_wizard.probes import PROBES
+
+            show = PROBES[kind].command(self.target, {})
+            problems += verify_problems(self.target, v["field"], list(v["ports"]), dict(v["expect"]), kind,
+                                        self._send(show, timeout))
+            log_lines.append(f"verify `{show}`: " + ("ok" if not problems else "; ".join(problems)))
+        if problems:
+            back = self._send(f"nv config apply {before} -y", timeout)
+            if CLI_ERROR.search(back) or "applied" not in back:
+                return 1, [*log_lines, f"VERIFY FAILED ({'; '.join(problems)}) and `nv config apply {before} -y` "
+                                       f"failed ({back.strip()[:120]}): restore revision {before} by hand"]
+            return 1, [*log_lines, f"VERIFY FAILED ({'; '.join(problems)}): ROLLED BACK to revision {before} "
+                                   f"(nv config apply {before} -y), not saved"]
+        self._send("nv config save", timeout)
+        return 0, [*log_lines, f"applied, verified and saved (nv config save); rollback point: revision {before}"]
 
     def _os10_undo(self, lines: list[str], before: str, timeout: float, name: str) -> tuple[bool, str]:
         """OS10: type the inverse of the lines the change added, then read the running config back."""
@@ -388,6 +442,16 @@ class _Refused(Exception):
     """The switch's CLI rejected a line of a configuration change."""
 
 
+def _nvue_applied_revision(table: str) -> str | None:
+    """The revision applied last in `nv config revision` (NVIDIA's example: Rev ID, State, Apply ID, Apply Date
+    …): the applied row with the latest apply date (applying an older revision gives it a new apply)."""
+    rows = re.findall(r"^\s*(\d+)\s+applied\S*\s+\S+\s+(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\s", table, re.MULTILINE)
+    return max(rows, key=lambda r: (r[1], int(r[0])))[0] if rows else None
+
+
+_NV_SET = re.compile(r"^nv set [A-Za-z0-9][A-Za-z0-9 ,._/-]{0,160}$")  # the only shell lines an NVUE step sends
+
+
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,40}$")
 _LINE = re.compile(r"^[ -~]{1,200}$")  # printable ASCII, one line
 
@@ -405,6 +469,8 @@ def _config_problem(meta: dict[str, Any], lines: list[str], target: Target) -> s
         return f"not a usable session / backup name: {meta.get('name')!r}"
     if not lines or not all(_LINE.match(ln) for ln in lines):
         return "the configuration lines are empty or not printable one-line ASCII"
+    if vendor == "nvue" and not all(_NV_SET.match(ln) for ln in lines):
+        return "an NVUE step sends only `nv set …` lines to the switch's shell"
     for v in meta.get("verify") or []:
         if not isinstance(v, dict) or not isinstance(v.get("ports"), list) or not isinstance(v.get("expect"), dict):
             return f"malformed verify entry {v!r}"

@@ -117,7 +117,9 @@ def test_every_switch_check_is_fixable():
 
 # EOS: every fault; Onyx (a 2.6 s netmiko login) and OS10: the ones whose config differs most
 CASES = [("eos", c) for c in FIXABLE] + [("onyx", "RW501"), ("onyx", "RW502"),  # Onyx's no-drop list is switch-wide
-                                         ("os10", "RW504"), ("os10", "RW505"), ("os10", "RW507")]
+                                         ("os10", "RW504"), ("os10", "RW505"), ("os10", "RW507"),
+                                         # Cumulus NVUE: nv set, nv config diff, nv config apply -y (issue 12 item 6)
+                                         ("nvue", "RW501"), ("nvue", "RW504"), ("nvue", "RW507")]
 
 
 @pytest.mark.parametrize(("vendor", "code"), CASES, ids=[f"{v}-{c}" for v, c in CASES])
@@ -139,9 +141,12 @@ def test_fix_fault(labs, tmp_path_factory, tmp_path, vendor, code):
     runlog.close()
     [result] = run.results
     assert result.exit_status == 0, result.output
-    assert "backup saved as roce-wizard-" in result.output and "applied, verified and saved" in result.output
+    assert ("backup saved as roce-wizard-" in result.output or vendor == "nvue") and \
+        "applied, verified and saved" in result.output
     if vendor == "eos":
         assert "config session roce-wizard-" in result.output
+    if vendor == "nvue":
+        assert "nv config apply -y: applied [rev_id: 2]" in result.output
     assert lab.world_switch.saved_config not in (None, saved_before)  # written to startup
     [event] = [e for e in read_events(runlog.path) if e["type"] == "fix-step"]
     assert event["exit_status"] == 0 and "applied, verified and saved" in event["output"]
@@ -216,3 +221,27 @@ def test_os10_rollback_types_the_inverse_of_what_the_change_added(labs, tmp_path
     after = render_running_config(lab.lab.world, lab.world_switch)
     assert "roce-ecn" not in after and "roce-q3" not in after
     assert comparable(after) == comparable(before)
+
+
+def test_nvue_a_failed_verify_applies_the_revision_before(labs, tmp_path_factory):
+    """NVUE Command Reference, "Config Commands": the change goes into a pending revision (`nv set`), is
+    shown (`nv config diff`) and applied (`nv config apply -y`); when the read-back fails, the revision
+    applied before (from `nv config revision`) is applied again."""
+    from roce_wizard.lab.switch import freeze
+
+    lab = _lab(labs, "nvue", tmp_path_factory)
+    lab.reset()
+    lab.inject("RW504")
+    port = next(p for p in lab.world_switch.ports if p.mtu < 9216)
+    [planned] = lab.plan("RW504")
+    assert planned.plan.steps[0].command.split("\n")[1:] == [f"nv set interface {port.name} link mtu 9216"]
+    freeze(lab.world_switch, "mtu")
+    try:
+        run = lab.apply([planned])
+    finally:
+        freeze(lab.world_switch)
+    [result] = run.results
+    assert result.exit_status == 1, result.output
+    assert "applied revision before the change: 1" in result.output
+    assert "VERIFY FAILED" in result.output and "ROLLED BACK to revision 1 (nv config apply 1 -y)" in result.output
+    assert port.mtu == 1500
