@@ -38,7 +38,8 @@ __all__ = [
     "verify_problems",
 ]
 
-VENDOR_OF_DEVICE_TYPE = {"arista_eos": "eos", "mellanox_mlnxos": "onyx", "dell_os10": "os10", "cumulus_nvue": "nvue"}
+VENDOR_OF_DEVICE_TYPE = {"arista_eos": "eos", "mellanox_mlnxos": "onyx", "dell_os10": "os10", "cumulus_nvue": "nvue",
+                         "sonic": "sonic"}
 VENDOR_NAMES = {"eos": "Arista EOS", "onyx": "NVIDIA Onyx", "os10": "Dell OS10", "nvue": "Cumulus NVUE",
                 "sonic": "SONiC"}
 ALL_PORTS = "all ports"  # the subject of a switch-wide setting (NVUE `nv show qos roce`, EOS global config)

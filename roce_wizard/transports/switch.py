@@ -45,7 +45,9 @@ DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 MASK = b"********"
 # inventory device_type -> netmiko driver (NVUE is the Cumulus Linux shell with `nv`)
 NETMIKO_DEVICE_TYPES = {"arista_eos": "arista_eos", "mellanox_mlnxos": "mellanox_mlnxos",
-                        "dell_os10": "dell_os10", "cumulus_nvue": "cumulus_linux"}
+                        "dell_os10": "dell_os10", "cumulus_nvue": "cumulus_linux",
+                        # community SONiC: a Debian shell whose `show …` is sonic-utilities' CLI (read-only here)
+                        "sonic": "linux"}
 NEEDS_ENABLE = frozenset({"arista_eos", "mellanox_mlnxos"})
 # how each CLI says it did not take a command
 CONFIG_ERROR = r"(?i)^\s*(% ?(Invalid input|Incomplete command|Ambiguous command|Unrecognized command|Error)|Error: )"

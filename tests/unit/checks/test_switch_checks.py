@@ -336,3 +336,21 @@ def test_every_switch_check_is_in_both_playbooks_switch_stage():
         book = load_playbook(name)
         assert [c for c in book.codes if c.startswith("RW5")] == [f"RW50{n}" for n in range(1, 8)]
         assert all(str(book.stage_of(f"RW50{n}").value) == "switch" for n in range(1, 8))
+
+
+def test_sonic_doctor_reads_pfc_priority_and_fixes_only_in_words_it_documents():
+    """Issue 12 item 6: SONiC gets the read-only checks in doctor (`show pfc priority`, the corpus capture of
+    sonic-utilities PR #796: Ethernet0 lossless on 3,4) and no automated change: the fix is sonic-utilities'
+    documented `config interface pfc priority` line, by hand."""
+    from roce_wizard.probes import PROBES
+
+    target = Target(name="sw-sonic-1", kind=TargetKind.SWITCH, address="127.0.0.1", device_type="sonic")
+    assert PROBES["sonic_pfc"].command(target, {}) == "show pfc priority"
+    out = {"sonic_pfc": corpus_text("sonic_show_pfc/sonic-utilities-796-show-pfc-priority.txt")}
+    ports = [{"port": "Ethernet0", "peer": "esx-01", "peer_kind": "esxi", "nic": "vmnic2"}]
+    [pfc] = run_case(Case("RW501", "sonic-doctor", PASS, out, facts={"roce_ports": ports}, target=target))
+    assert pfc.subject == "Ethernet0"
+    case = Case("RW502", "sonic-doctor-3-4", FAIL, out, facts={"roce_ports": ports}, target=target)
+    [nodrop] = run_case(case)
+    assert "sudo config interface pfc priority Ethernet0 4 off" in nodrop.fix
+    assert CATALOG["RW502"].plan_fix(build_facts(case), Policy()) is None  # nothing automated on SONiC
