@@ -68,8 +68,8 @@ def roce_view(world: World, switch: Switch) -> dict[str, Any]:
     """NVUE's switch-wide RoCE settings as the port fields make them."""
     ports = _cabled(switch)
     prio = int(world.policy.get("pfc_priority", 3))
-    pfc = sorted(ports[0].no_drop) if ports and all(p.pfc_enabled and p.no_drop == ports[0].no_drop
-                                                    and p.no_drop for p in ports) else []
+    # one switch-wide PFC list: what any port pauses (a port with another list than the rest shows up here)
+    pfc = sorted(set().union(*(p.no_drop for p in ports))) if ports and all(p.pfc_enabled for p in ports) else []
     return {"mode": "lossless" if pfc else "lossy", "pfc": pfc,
             "trust": "pcp,dscp" if ports and all(p.trust == "dscp" for p in ports) else "pcp",
             "ecn_tcs": [0, prio] if ports and all(p.ecn for p in ports) else [0]}

@@ -81,3 +81,42 @@ def test_netmiko_cumulus_linux_drives_the_nvue_lab_switch():
 
     out = asyncio.run(main())
     assert PARSERS["nvue_qos_roce"].parse(out)["mode"] == "lossless"
+
+
+# ------------------------------------------------------------------ doctor over netmiko on the NVUE lab
+
+import pytest  # noqa: E402
+
+from roce_wizard.model import Severity, Status  # noqa: E402
+from tests.lab.test_switch_stage import _lab, _show, labs  # noqa: E402,F401 - the stage tests' lab fixture
+
+# NVUE's RoCE settings are switch-wide (one `nv show qos roce`); link pause is not read there (RW505 skips)
+NVUE_FAULTS = ("RW501", "RW502", "RW503", "RW504", "RW506", "RW507")
+
+
+def test_doctor_on_a_healthy_nvue_switch(labs, tmp_path_factory):
+    lab = _lab(labs, "nvue", tmp_path_factory)
+    lab.reset()
+    report = lab.run()
+    bad = [f for f in report.findings if f.status is not Status.PASS and not (f.check == "RW505")]
+    assert not bad, _show(bad)
+    assert {f.status for f in report.findings if f.check == "RW505"} == {Status.SKIP}
+
+
+@pytest.mark.parametrize("code", NVUE_FAULTS)
+def test_doctor_finds_each_nvue_fault_by_its_check(labs, tmp_path_factory, code):
+    lab = _lab(labs, "nvue", tmp_path_factory)
+    lab.reset()
+    try:
+        lab.runner.call(lab.lab.inject(code))
+        report = lab.run()
+    finally:
+        lab.reset()
+    expected = Status.WARN if lab.checks[code].meta.severity is Severity.WARN else Status.FAIL
+    mine = [f for f in report.findings if f.check == code and f.target == lab.switch]
+    assert any(f.status is expected for f in mine), _show(mine)
+    # lossy RoCE mode on NVUE is both "no PFC" and "no no-drop priority": RW502 reports it too
+    also = {"RW501": {"RW502"}}.get(code, set())
+    others = [f for f in report.findings if f.check != code and f.check not in also
+              and f.status not in (Status.PASS, Status.SKIP)]
+    assert not others, _show(others)
