@@ -1,4 +1,8 @@
-"""Simulated Ethernet switches: vendor CLIs (Arista EOS, NVIDIA Onyx, Dell OS10) over SSH.
+"""Simulated Ethernet switches: vendor CLIs (Arista EOS, NVIDIA Onyx, Dell OS10) and Cumulus NVUE over SSH.
+
+This module is the SSH server, the faults and the names the rest imports; the CLI lives in switch_cli
+(with the switch_eos / switch_onyx / switch_os10 command mixins), the show outputs in switch_render_*,
+the shared helpers in switch_common, the state in switch_state, NVUE in switch_nvue.
 
 Each switch in the world gets an asyncssh server whose interactive shell is a :class:`SwitchCli`:
 a per-session state machine fed one line at a time, with the vendor's real prompts and modes

@@ -58,6 +58,13 @@ def doctor(code: str, name: str, expect: Status, vendor: str, fault: str | None 
                 facts={"roce_ports": roce_ports(vendor) if ports is None else ports}, target=switch(vendor), **kw)
 
 
+def seed_copy(relpath: str) -> str:
+    """A real capture as the project keeps it (tests/data/parser_seeds, provenance in tests/data/PROVENANCE.md)."""
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[2] / "data" / "parser_seeds" / relpath).read_text(encoding="utf-8")
+
+
 def analyze(code: str, name: str, expect: Status, kind: str, text: str, **kw: Any) -> Case:
     return Case(code, name, expect, {kind: text}, target=None, **kw)
 
@@ -117,7 +124,7 @@ CASES: list[Case] = [
     analyze("RW503", "seed004-config", PASS, "eos_running_config", seed004_config()),
     # the CL 5.x command-reference capture with its trust line edited to PCP only (RW503 must fail and fix it)
     analyze("RW503", "corpus-nvue-pcp-only", FAIL, "nvue_qos_roce",
-            corpus_text("cumulus_nv_show_qos_roce/nvue-cmdref-lossy-mode-no-pfc.txt").replace(
+            seed_copy("nvue_qos_roce/nvue-cmdref-lossy-mode-no-pfc.txt").replace(
                 "trust-mode        pcp,dscp", "trust-mode        pcp     ")),
     # RW504 switch-mtu
     doctor("RW504", "eos-healthy", PASS, "eos"),
@@ -346,7 +353,7 @@ def test_sonic_doctor_reads_pfc_priority_and_fixes_only_in_words_it_documents():
 
     target = Target(name="sw-sonic-1", kind=TargetKind.SWITCH, address="127.0.0.1", device_type="sonic")
     assert PROBES["sonic_pfc"].command(target, {}) == "show pfc priority"
-    out = {"sonic_pfc": corpus_text("sonic_show_pfc/sonic-utilities-796-show-pfc-priority.txt")}
+    out = {"sonic_pfc": seed_copy("sonic_pfc/sonic-utilities-796-show-pfc-priority.txt")}
     ports = [{"port": "Ethernet0", "peer": "esx-01", "peer_kind": "esxi", "nic": "vmnic2"}]
     [pfc] = run_case(Case("RW501", "sonic-doctor", PASS, out, facts={"roce_ports": ports}, target=target))
     assert pfc.subject == "Ethernet0"
