@@ -245,3 +245,36 @@ def test_nvue_a_failed_verify_applies_the_revision_before(labs, tmp_path_factory
     assert "applied revision before the change: 1" in result.output
     assert "VERIFY FAILED" in result.output and "ROLLED BACK to revision 1 (nv config apply 1 -y)" in result.output
     assert port.mtu == 1500
+
+
+def test_os10_a_refused_line_undoes_exactly_the_lines_before_it(labs, tmp_path_factory):
+    """A change the switch refuses half-way (`random-detect ecn` in a queuing class: not OS10's) leaves the
+    lines typed before it; the transport types their inverse and reads the running config back."""
+    import json
+
+    from roce_wizard.lab.switch import render_running_config
+    from roce_wizard.switch_undo import comparable
+
+    lab = _lab(labs, "os10", tmp_path_factory)
+    lab.reset()
+    lab.inject("RW504")  # ethernet1/1/3 at MTU 1500
+    before = render_running_config(lab.lab.world, lab.world_switch)
+    meta = {"name": "roce-wizard-test", "vendor": "os10", "verify": []}
+    lines = ["interface ethernet1/1/3", " mtu 9216", " exit", "class-map type queuing q5", " match queue 5", "exit",
+             "policy-map type queuing bad", " class q5", "  random-detect ecn", " exit", "exit"]
+    command = "switch-config " + json.dumps(meta) + "\n" + "\n".join(lines)
+    target = next(t for t in lab.inventory.targets if t.name == lab.switch)
+
+    async def go():
+        transports = lab.transports()
+        try:
+            session = await transports[TargetKind.SWITCH].session(target)
+            return await session.run(command)
+        finally:
+            await transports[TargetKind.SWITCH].close()
+
+    result = asyncio.run(go())
+    assert result.exit_status == 1, result.stdout
+    assert "the switch refused a line" in result.stdout and "ROLLED BACK by the inverse of the change" in result.stdout
+    after = render_running_config(lab.lab.world, lab.world_switch)
+    assert comparable(after) == comparable(before)
