@@ -37,7 +37,7 @@ Sources (every command this check reads and every line its fix emits)
     NVUE `nv show qos roce` (pfc-priority): corpus cumulus_nv_show_qos_roce/*; `nv set qos roce mode lossless`
         (PFC on switch priority 3): NVIDIA Cumulus Linux 5.14 User Guide, "RDMA over Converged Ethernet - RoCE", https://docs.nvidia.com/
         networking-ethernet-software/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/
-        RDMA-over-Converged-Ethernet-RoCE; `nv config diff` / `nv config apply` / `nv config history`: NVUE Command Reference, "Config
+        RDMA-over-Converged-Ethernet-RoCE; `nv config diff` / `nv config apply -y` / `nv config revision`: NVUE Command Reference, "Config
         Commands", https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands.
     SONiC `show pfc priority`: corpus sonic_show_pfc/sonic-utilities-796-show-pfc-priority.txt;
         `sudo config interface pfc priority <port> <0-7> on|off`: sonic-utilities config/main.py (public code).

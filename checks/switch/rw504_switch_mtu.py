@@ -35,7 +35,7 @@ Sources (every command this check reads and every line its fix emits)
         user-guide page for the command was found in this pass.
     NVUE `nv show interface`, `nv set interface swpN link mtu 9216`: NVIDIA Cumulus Linux 5.14 User Guide,
         "Switch Port Attributes" (MTU), https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-514/
-        Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/Switch-Port-Attributes ; `nv config diff` / `nv config apply` / `nv config history`: NVUE Command Reference, "Config
+        Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/Switch-Port-Attributes ; `nv config diff` / `nv config apply -y` / `nv config revision`: NVUE Command Reference, "Config
         Commands", https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands.
 
 Fix safety

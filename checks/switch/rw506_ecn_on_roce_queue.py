@@ -44,7 +44,7 @@ Sources (every command this check reads and every line its fix emits)
     NVUE `nv show qos roce`: corpus cumulus_nv_show_qos_roce/*; `nv set qos roce mode lossless`: NVIDIA
         Cumulus Linux 5.14 User Guide, "RDMA over Converged Ethernet - RoCE", https://docs.nvidia.com/
         networking-ethernet-software/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/
-        RDMA-over-Converged-Ethernet-RoCE ; `nv config diff` / `nv config apply` / `nv config history`:
+        RDMA-over-Converged-Ethernet-RoCE ; `nv config diff` / `nv config apply -y` / `nv config revision`:
         NVUE Command Reference, "Config Commands", https://docs.nvidia.com/networking-ethernet-software/
         nvue-reference/Config-Commands
     SONiC: no documented ECN command was found to emit: the intent in words (manual).

@@ -42,7 +42,7 @@ Sources (every command this check reads and every line its fix emits)
     NVUE `nv show qos roce`: corpus cumulus_nv_show_qos_roce/*; `nv set qos mapping default-global dscp D
         switch-priority P` (Cumulus Linux 5.3 and later): NVIDIA Cumulus Linux User Guide, "Quality of
         Service", https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-59/Layer-1-and-Switch-Ports/
-        Quality-of-Service/ ; `nv config diff` / `nv config apply` / `nv config history`: NVUE Command Reference, "Config
+        Quality-of-Service/ ; `nv config diff` / `nv config apply -y` / `nv config revision`: NVUE Command Reference, "Config
         Commands", https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands.
     The host end: RW209 / RW210 / RW409 name their own sources.
 
