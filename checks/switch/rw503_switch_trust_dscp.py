@@ -33,7 +33,7 @@ Sources (every command this check reads and every line its fix emits)
         lossless` ("Port trust mode" is part of both RoCE modes): NVIDIA Cumulus Linux 5.14 User Guide,
         "RDMA over Converged Ethernet - RoCE", https://docs.nvidia.com/networking-ethernet-software/
         cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE ;
-        `nv config diff` / `nv config apply`: NVUE Command Reference, "Config Commands",
+        `nv config diff` / `nv config apply -y` / `nv config revision`: NVUE Command Reference, "Config Commands",
         https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands
     SONiC: trust is read from its config DB maps, no documented CLI was found to set it: intent in words.
 
