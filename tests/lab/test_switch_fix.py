@@ -117,7 +117,7 @@ def test_every_switch_check_is_fixable():
 
 # EOS: every fault; Onyx (a 2.6 s netmiko login) and OS10: the ones whose config differs most
 CASES = [("eos", c) for c in FIXABLE] + [("onyx", "RW501"), ("onyx", "RW502"),  # Onyx's no-drop list is switch-wide
-                                         ("os10", "RW504"), ("os10", "RW505"), ("os10", "RW507"),
+                                         ("os10", "RW504"), ("os10", "RW505"), ("os10", "RW506"), ("os10", "RW507"),
                                          # Cumulus NVUE: nv set, nv config diff, nv config apply -y (issue 12 item 6)
                                          ("nvue", "RW501"), ("nvue", "RW504"), ("nvue", "RW507")]
 
