@@ -566,7 +566,7 @@ def _lab_dir(directory: Path | None) -> Path:
 @lab_app.command("up")
 def lab_up(
     hosts: Annotated[int | None, typer.Option(help="ESXi hosts, each with a compute VM and its guest (default 2).", min=1, max=4096)] = None,
-    switch: Annotated[str | None, typer.Option(help="Switch vendor: eos, onyx or os10 (default eos).")] = None,
+    switch: Annotated[str | None, typer.Option(help="Switch vendor: eos, onyx, os10 or nvue (default eos).")] = None,
     scenario: Annotated[str, typer.Option(help="healthy, fresh, or a scenario YAML file.")] = "healthy",
     fault: Annotated[list[str] | None, typer.Option("--fault", help="Inject CODE[@TARGET] (repeatable), e.g. RW208@esx-02.")] = None,
     directory: Annotated[Path | None, typer.Option("--dir", help="Lab directory (default: a new one under the state dir).")] = None,
@@ -584,8 +584,8 @@ def lab_up(
     from roce_wizard.lab.faults import FaultError  # noqa: PLC0415
     from roce_wizard.lab.scenarios import ScenarioError  # noqa: PLC0415
 
-    if switch is not None and switch not in ("eos", "onyx", "os10"):
-        raise _err(f"--switch {switch}: expected eos, onyx or os10")
+    if switch is not None and switch not in ("eos", "onyx", "os10", "nvue"):
+        raise _err(f"--switch {switch}: expected eos, onyx, os10 or nvue")
     if scenario not in ("healthy", "fresh") and not Path(scenario).is_file():
         raise _err(f"--scenario {scenario}: expected healthy, fresh or a scenario file (no such file)")
     spec = LabSpec(scenario=scenario, hosts=hosts, switch=switch, faults=list(fault or []),

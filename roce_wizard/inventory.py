@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 # netmiko device types roce-wizard speaks (DOMAIN §3 switch: EOS, Onyx, OS10, NVUE)
-DEVICE_TYPES = ("arista_eos", "mellanox_mlnxos", "dell_os10", "cumulus_nvue")
+DEVICE_TYPES = ("arista_eos", "mellanox_mlnxos", "dell_os10", "cumulus_nvue", "sonic")
 
 # A hostlist bigger than this is a typo (esx-[1-10000]), not a cluster.
 MAX_HOSTLIST = 4096

@@ -18,8 +18,8 @@ from roce_wizard.probes import Command, Probe
 
 SWITCH = (TargetKind.SWITCH,)
 
-EOS, ONYX, OS10, NVUE = "arista_eos", "mellanox_mlnxos", "dell_os10", "cumulus_nvue"
-_NAMES = {EOS: "an Arista EOS", ONYX: "an NVIDIA Onyx", OS10: "a Dell OS10", NVUE: "a Cumulus NVUE"}
+EOS, ONYX, OS10, NVUE, SONIC = "arista_eos", "mellanox_mlnxos", "dell_os10", "cumulus_nvue", "sonic"
+_NAMES = {EOS: "an Arista EOS", ONYX: "an NVIDIA Onyx", OS10: "a Dell OS10", NVUE: "a Cumulus NVUE", SONIC: "a SONiC"}
 
 
 def _on(device_type: str, command: str) -> Command:
@@ -50,4 +50,6 @@ PROBES: tuple[Probe, ...] = (
     # Cumulus NVUE
     _probe("nvue_qos_roce", NVUE, "nv show qos roce"),
     _probe("nvue_interfaces", NVUE, "nv show interface -o json"),
+    # SONiC (read-only: the lossless priorities per port; corpus sonic_show_pfc, sonic-utilities PR #796)
+    _probe("sonic_pfc", SONIC, "show pfc priority"),
 )

@@ -39,7 +39,8 @@ __all__ = [
     "verify_problems",
 ]
 
-VENDOR_OF_DEVICE_TYPE = {"arista_eos": "eos", "mellanox_mlnxos": "onyx", "dell_os10": "os10", "cumulus_nvue": "nvue"}
+VENDOR_OF_DEVICE_TYPE = {"arista_eos": "eos", "mellanox_mlnxos": "onyx", "dell_os10": "os10", "cumulus_nvue": "nvue",
+                         "sonic": "sonic"}
 VENDOR_NAMES = {"eos": "Arista EOS", "onyx": "NVIDIA Onyx", "os10": "Dell OS10", "nvue": "Cumulus NVUE",
                 "sonic": "SONiC"}
 ALL_PORTS = "all ports"  # the subject of a switch-wide setting (NVUE `nv show qos roce`, EOS global config)
@@ -510,12 +511,12 @@ def _vendor_fix_text(vendor: str, port: str | None, interface_lines: list[str] =
             *global_lines, *interface_lines,
             "sudo config save -y   # once the re-check passes",
         ])
-    if vendor == "nvue":
+    if vendor == "nvue":  # NVUE Command Reference, "Config Commands"
         return "\n".join([
-            "nv config history   # note the current revision: `nv config apply <revision>` rolls back",
+            "nv config revision   # note the applied revision R: `nv config apply R -y` rolls back",
             *global_lines, *interface_lines,
-            "nv config diff", "nv config apply   # confirm at the prompt",
-            "nv config save   # once the re-check passes",
+            "nv config diff", "nv config apply -y   # or answer y at `Are you sure? [y/N]`",
+            "nv config save   # once the re-check passes (Cumulus Linux 5.9+ saves on apply)",
         ])
     return "\n".join([*global_lines, *interface_lines])
 
@@ -561,7 +562,7 @@ def port_findings(check: Any, facts: Facts, fld: str, judge: Any) -> list[Any]:
 # fix plans: one configuration change per switch and check, every failing port in it
 
 CONFIG_MARK = "switch-config"  # a step command: `switch-config {meta JSON}` + newline + the config lines
-CONFIG_VENDORS = ("eos", "onyx", "os10")
+CONFIG_VENDORS = ("eos", "onyx", "os10", "nvue")
 
 
 def _range_groups(vendor: str, ports: list[str]) -> list[str]:
@@ -597,6 +598,8 @@ def config_lines(vendor: str, groups: list[tuple[list[str], tuple[str, ...]]], g
             lines += ["interface " + ",".join(f"Ethernet{spec}" for spec in specs), *(f"   {ln}" for ln in body)]
         elif vendor == "onyx":
             lines += [f"interface ethernet {spec} {ln}" for spec in specs for ln in body]
+        elif vendor == "nvue":  # NVUE is flat: every line is a whole `nv set` command
+            lines += [ln for ln in body if ln not in lines]
         elif vendor == "os10":
             head = (f"interface ethernet{specs[0]}" if len(specs) == 1 and "-" not in specs[0]
                     else "interface range " + ",".join(f"ethernet{spec}" for spec in specs))
@@ -639,8 +642,10 @@ def switch_plan(check: Any, facts: Facts, findings: list[Any], fld: str, expect:
     meta = {"name": f"roce-wizard-{check.code.lower()}", "vendor": vendor,
             "verify": [{"field": fld, "ports": verify_ports or judged or [ALL_PORTS], "expect": expect}]}
     before = "; ".join(f"{f.subject}: {json.dumps(f.observed, default=str)}" for f in findings if f.subject)
-    step = Step(f"configure {', '.join(ports)} on {facts.target_name} ({VENDOR_NAMES.get(vendor, vendor)}: backup, "
-                f"{'config session' if vendor == 'eos' else 'configure'}, verify, save; rollback if the verify fails)",
+    how = {"eos": "backup, config session", "nvue": "note the applied revision, nv set, nv config diff, "
+           "nv config apply -y"}.get(vendor, "backup, configure")
+    step = Step(f"configure {', '.join(ports)} on {facts.target_name} ({VENDOR_NAMES.get(vendor, vendor)}: {how}, "
+                "verify, save; rollback if the verify fails)",
                 CONFIG_MARK + " " + json.dumps(meta, separators=(",", ":")) + "\n" + "\n".join(lines),
                 before=before or None, after="\n".join(lines))
     return FixPlan(check=check.code, target=facts.target_name, summary=summary, steps=(step,),

@@ -24,6 +24,25 @@ How to fix by hand
         NVUE:  nv set qos roce mode lossless ; nv config apply
     Each failing port's finding carries the full command sequence for its switch.
 
+Sources (every command this check reads and every line its fix emits)
+    EOS `show priority-flow-control`, `priority-flow-control on`: seed 004 (a real EOS output) and the
+        Arista EOS User Manual, chapter "Quality of Service" (a copy: https://fdocuments.us/document/
+        quality-of-service-arista-networks-2020-02-10-a-section-2715-quality-of.html).
+    Onyx `show dcb priority-flow-control`: corpus onyx_show_dcb_pfc/*; `dcb priority-flow-control enable force`,
+        `interface ethernet X dcb priority-flow-control mode on force`: NVIDIA Onyx User Manual v3.10.4606 LTS, "Priority Flow Control (PFC)",
+        https://docs.nvidia.com/networking/display/NVIDIAOnyxUserManualv3104606LTS/Priority+Flow+Control+(PFC);
+        the `force` forms as public Onyx running configs print them (HPE Shasta CSM Onyx guides, Mellanox
+        ansible onyx_pfc_interface tests).
+    OS10 `show running-configuration`, `priority-flow-control mode on`: Dell SmartFabric OS10 User Guide 10.5.0, "Configure RoCE on the switch", https://www.dell.com/support/
+        manuals/en-in/dell-emc-smartfabric-os10/smartfabric-os-user-guide-10-5-0/configure-roce-on-the-switch.
+    NVUE `nv show qos roce`: corpus cumulus_nv_show_qos_roce/*; `nv set qos roce mode lossless`: NVIDIA Cumulus Linux 5.14 User Guide, "RDMA over Converged Ethernet - RoCE", https://docs.nvidia.com/
+        networking-ethernet-software/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/
+        RDMA-over-Converged-Ethernet-RoCE;
+        `nv config diff` / `nv config apply -y` / `nv config revision`: NVUE Command Reference, "Config
+        Commands", https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands.
+    SONiC `show pfc priority`: corpus sonic_show_pfc/*; `sudo config interface pfc priority <port> <0-7> on|off`:
+        sonic-utilities config/main.py ('pfc priority' command, public code).
+
 Fix safety
     disruptive: enabling PFC renegotiates the port's flow control; traffic on the port may see a
     brief pause. Make the change in a maintenance window or one port at a time.

@@ -24,6 +24,24 @@ How to fix by hand
                interface ethernet1/1/3 / service-policy input type network-qos roce-pfc
         NVUE:  nv set qos roce mode lossless   (PFC on priority 3) ; nv config apply
 
+Sources (every command this check reads and every line its fix emits)
+    EOS `show priority-flow-control`, `priority-flow-control priority N no-drop`: seed 004 and the
+        Arista EOS User Manual, chapter "Quality of Service" (a copy: https://fdocuments.us/document/
+        quality-of-service-arista-networks-2020-02-10-a-section-2715-quality-of.html).
+    Onyx `show dcb priority-flow-control`: corpus onyx_show_dcb_pfc/*; `dcb priority-flow-control priority N
+        enable`: NVIDIA Onyx User Manual v3.10.4606 LTS, "Priority Flow Control (PFC)",
+        https://docs.nvidia.com/networking/display/NVIDIAOnyxUserManualv3104606LTS/Priority+Flow+Control+(PFC).
+    OS10 `class-map type network-qos` / `match qos-group`, `policy-map type network-qos` / `class` / `pause` /
+        `pfc-cos`, `service-policy input type network-qos`: Dell SmartFabric OS10 User Guide 10.5.0, "Configure RoCE on the switch", https://www.dell.com/support/
+        manuals/en-in/dell-emc-smartfabric-os10/smartfabric-os-user-guide-10-5-0/configure-roce-on-the-switch.
+    NVUE `nv show qos roce` (pfc-priority): corpus cumulus_nv_show_qos_roce/*; `nv set qos roce mode lossless`
+        (PFC on switch priority 3): NVIDIA Cumulus Linux 5.14 User Guide, "RDMA over Converged Ethernet - RoCE", https://docs.nvidia.com/
+        networking-ethernet-software/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/
+        RDMA-over-Converged-Ethernet-RoCE; `nv config diff` / `nv config apply -y` / `nv config revision`: NVUE Command Reference, "Config
+        Commands", https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands.
+    SONiC `show pfc priority`: corpus sonic_show_pfc/sonic-utilities-796-show-pfc-priority.txt;
+        `sudo config interface pfc priority <port> <0-7> on|off`: sonic-utilities config/main.py (public code).
+
 Fix safety
     disruptive: changing no-drop priorities reprograms the port buffers; traffic on the port
     pauses briefly. On Onyx the list is switch-wide: every port changes at once.

@@ -16,7 +16,26 @@ How to fix by hand
         EOS:   interface Ethernet3 / qos trust dscp
         Onyx:  interface ethernet 1/3 qos trust L3
         OS10:  interface ethernet1/1/3 / trust-map dscp default
-        NVUE:  nv set qos roce trust dscp ; nv config apply
+        NVUE:  nv set qos roce mode lossless ; nv config apply   (RoCE mode sets the port trust, PFC on
+               priority 3 and ECN together; there is no `nv set qos roce trust`)
+
+Sources (every command this check reads and every line its fix emits)
+    EOS `show qos interfaces` (`Trust Mode:`), `qos trust dscp`: Arista EOS User Manual, chapter "Quality of
+        Service", "QoS Data Fields and Traffic Classes" (a copy: https://fdocuments.us/document/quality-of-
+        service-arista-networks-2020-02-10-a-section-2715-quality-of.html).
+    Onyx `show qos interface ethernet X` (`Trust mode:`), `qos trust [port | L2 | L3 | both]` (default L2):
+        NVIDIA Onyx User Manual v3.10.4606 LTS, "QoS Commands",
+        https://docs.nvidia.com/networking/display/NVIDIAOnyxUserManualv3104606LTS/QoS+Commands
+    OS10 `show running-configuration`, `trust-map dscp default`: Dell SmartFabric OS10 User Guide 10.5.0,
+        "Configure RoCE on the switch" ("trust DSCP on fabric links"), https://www.dell.com/support/manuals/
+        en-in/dell-emc-smartfabric-os10/smartfabric-os-user-guide-10-5-0/configure-roce-on-the-switch
+    NVUE `nv show qos roce` (trust-mode pcp,dscp): corpus cumulus_nv_show_qos_roce/*; `nv set qos roce mode
+        lossless` ("Port trust mode" is part of both RoCE modes): NVIDIA Cumulus Linux 5.14 User Guide,
+        "RDMA over Converged Ethernet - RoCE", https://docs.nvidia.com/networking-ethernet-software/
+        cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE ;
+        `nv config diff` / `nv config apply -y` / `nv config revision`: NVUE Command Reference, "Config Commands",
+        https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands
+    SONiC: trust is read from its config DB maps, no documented CLI was found to set it: intent in words.
 
 Fix safety
     disruptive: traffic on the port is re-classified at once (its queues change).
@@ -70,7 +89,8 @@ def _fix(sel: Selection, item: Item) -> str:
     if v == "os10":
         return vendor_fix(v, item.subject, ["trust-map dscp default"])
     if v == "nvue":
-        return vendor_fix(v, None, global_lines=["nv set qos roce trust dscp"])
+        # NVIDIA documents no `nv set qos roce trust`: RoCE mode sets trust with PFC and ECN (DOMAIN §7)
+        return vendor_fix(v, None, global_lines=["nv set qos roce mode lossless"])
     return "make the port trust DSCP"
 
 

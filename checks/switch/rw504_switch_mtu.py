@@ -24,6 +24,21 @@ How to fix by hand
         OS10:  interface ethernet1/1/3 / mtu 9216
         NVUE:  nv set interface swp3 link mtu 9216 ; nv config apply
 
+Sources (every command this check reads and every line its fix emits)
+    EOS `show interfaces` (`Ethernet MTU` / `IP MTU`), `mtu N`: the interface `mtu` as Arista's Ansible collection
+        drives it ("MTU for a specific interface ... between 576 and 9216", arista.eos.eos_interfaces,
+        https://docs.ansible.com/ansible/4/collections/arista/eos/eos_interfaces_module.html); the 9214 cap:
+        DOMAIN §3 (no Arista page found that states it).
+    Onyx `show interfaces ethernet`: corpus onyx_show_interfaces/*; `interface ethernet X mtu 9216 force`:
+        public Onyx running configs (`interface ethernet 1/1 mtu 9216 force`, HPE Shasta CSM guides).
+    OS10 `show interface` (`MTU 9216 bytes`), `mtu 9216`: Dell's own Ansible collection dellemc.os10, role
+        os10_interface (an interface's `mtu`, rendered as OS10's interface `mtu` line; public code). No Dell
+        user-guide page for the command was found in this pass.
+    NVUE `nv show interface`, `nv set interface swpN link mtu 9216`: NVIDIA Cumulus Linux 5.14 User Guide,
+        "Switch Port Attributes" (MTU), https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-514/
+        Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/Switch-Port-Attributes ; `nv config diff` / `nv config apply -y` / `nv config revision`: NVUE Command Reference, "Config
+        Commands", https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands.
+
 Fix safety
     disruptive: changing the MTU flaps the link on some platforms (Onyx needs `force` for that).
 """

@@ -19,6 +19,17 @@ How to fix by hand
                interface ethernet 1/3 flowcontrol send off force
         OS10:  interface ethernet1/1/3 / flowcontrol receive off / flowcontrol transmit off
 
+Sources (every command this check reads and every line its fix emits)
+    EOS `show flowcontrol`, `flowcontrol send off` / `flowcontrol receive off`: the Arista EOS User Manual, chapter "Quality of Service" (a copy: https://fdocuments.us/document/
+        quality-of-service-arista-networks-2020-02-10-a-section-2715-quality-of.html).
+    Onyx `show interfaces ethernet` (`Flow-control:`): corpus onyx_show_interfaces/*; `interface ethernet X
+        flowcontrol receive|send off force`: public Onyx configurations (HPE Shasta CSM "flowcontrol receive off
+        force" on ethernet / port-channel interfaces).
+    OS10 `show interface` (`Flowcontrol rx off tx off`), `flowcontrol receive off` / `flowcontrol transmit off`:
+        Dell SmartFabric OS10 User Guide 10.5.0, "Configure RoCE on the switch", https://www.dell.com/support/
+        manuals/en-in/dell-emc-smartfabric-os10/smartfabric-os-user-guide-10-5-0/configure-roce-on-the-switch.
+    NVUE / SONiC: not read; no line emitted.
+
 Fix safety
     safe: the port stops honouring and sending 802.3x pause frames; PFC keeps the RoCE class lossless.
 """

@@ -5,8 +5,8 @@ What it checks
     its traffic class) on each RoCE-facing port: EOS `show qos interfaces` (the ECN/WRED column:
     `L` queue-length ECN, `D` disabled); Onyx running config
     (`interface ethernet X traffic-class 3 congestion-control ecn …`); OS10 running config (a
-    queuing policy with `random-detect ecn` on the queue's class, attached to the interface);
-    Cumulus `nv show qos roce` (`congestion-mode ECN`, `enabled-tc`).
+    queuing policy whose class names a `wred` profile holding `random-detect ecn`, attached to the
+    interface); Cumulus `nv show qos roce` (`congestion-mode ECN`, `enabled-tc`).
 
 Why it matters
     DCQCN, the RoCE congestion control, reacts to ECN marks. Without them the only brake is PFC:
@@ -19,10 +19,35 @@ How to fix by hand
                random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes
         Onyx:  interface ethernet 1/3 traffic-class 3 congestion-control ecn minimum-absolute 150
                maximum-absolute 1500
-        OS10:  class-map type queuing roce-q3 / match queue 3
-               policy-map type queuing roce-ecn / class roce-q3 / random-detect ecn
+        OS10:  wred roce-ecn / random-detect ecn /
+               random-detect color green minimum-threshold 150 maximum-threshold 1500 drop-probability 100
+               class-map type queuing roce-q3 / match queue 3
+               policy-map type queuing roce-ecn / class roce-q3 / random-detect roce-ecn
                interface ethernet1/1/3 / service-policy output type queuing roce-ecn
+               (`random-detect ecn` typed in the class itself is refused: OS10 has it only in a WRED profile)
         NVUE:  nv set qos roce mode lossless   (PFC, ECN and trust in one) ; nv config apply
+
+Sources (every command this check reads and every line its fix emits)
+    EOS `show qos interfaces`, `tx-queue N`, `random-detect ecn minimum-threshold … kbytes
+        maximum-threshold … kbytes`: Arista EOS User Manual, chapter "Quality of Service", section "Explicit
+        Congestion Notification (ECN)" (a copy: https://fdocuments.us/document/quality-of-service-arista-networks-
+        2020-02-10-a-section-2715-quality-of.html); the same keys as `random_detect.ecn` under
+        `uc_tx_queues` in Arista AVD's `ethernet_interfaces` schema (public code).
+    Onyx `traffic-class N congestion-control ecn minimum-absolute … maximum-absolute …`: NVIDIA Onyx
+        User Manual v3.10.4606, "QoS Commands" / "RoCE Commands" (`show roce`: Mode ecn, absolute, Min 150,
+        Max 1500), https://docs.nvidia.com/networking/display/nvidiaonyxusermanualv3104606lts/roce+commands
+    OS10 `wred NAME`, `random-detect ecn`, `random-detect color green minimum-threshold … maximum-threshold
+        … drop-probability …`, `class-map type queuing` / `match queue`, `policy-map type queuing` / `class` /
+        `random-detect NAME`, `service-policy output type queuing`: Dell SmartFabric OS10 User Guide 10.5.0,
+        "Configure RoCE on the switch", https://www.dell.com/support/manuals/en-in/dell-emc-smartfabric-os10/
+        smartfabric-os-user-guide-10-5-0/configure-roce-on-the-switch (steps 2-3); thresholds in KB.
+    NVUE `nv show qos roce`: corpus cumulus_nv_show_qos_roce/*; `nv set qos roce mode lossless`: NVIDIA
+        Cumulus Linux 5.14 User Guide, "RDMA over Converged Ethernet - RoCE", https://docs.nvidia.com/
+        networking-ethernet-software/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/
+        RDMA-over-Converged-Ethernet-RoCE ; `nv config diff` / `nv config apply -y` / `nv config revision`:
+        NVUE Command Reference, "Config Commands", https://docs.nvidia.com/networking-ethernet-software/
+        nvue-reference/Config-Commands
+    SONiC: no documented ECN command was found to emit: the intent in words (manual).
 
 Fix safety
     safe: marking starts at once; no traffic is dropped by the change.
@@ -53,6 +78,8 @@ from roce_wizard.switchview import (
     vendor_of,
 )
 
+ECN_MIN_KB, ECN_MAX_KB = 150, 1500  # NVIDIA's RoCE defaults (Onyx `show roce`: Min 150 / Max 1500; NVUE 150000-1500000 B)
+
 CHECK = Check(
     code="RW506",
     slug="ecn-on-roce-queue",
@@ -76,9 +103,12 @@ def _fix(sel: Selection, item: Item, queue: int) -> str:
     if v == "onyx":
         return vendor_fix(v, item.subject, [f"traffic-class {queue} congestion-control ecn minimum-absolute 150 "
                                             "maximum-absolute 1500"])
-    if v == "os10":
-        glob = [f"class-map type queuing roce-q{queue}", f" match queue {queue}", "exit",
-                "policy-map type queuing roce-ecn", f" class roce-q{queue}", "  random-detect ecn", " exit", "exit"]
+    if v == "os10":  # ECN lives in a WRED profile the queuing class names (Dell OS10 10.5.0 guide, step 2-3)
+        glob = ["wred roce-ecn", " random-detect ecn",
+                f" random-detect color green minimum-threshold {ECN_MIN_KB} maximum-threshold {ECN_MAX_KB} "
+                "drop-probability 100", "exit",
+                f"class-map type queuing roce-q{queue}", f" match queue {queue}", "exit",
+                "policy-map type queuing roce-ecn", f" class roce-q{queue}", "  random-detect roce-ecn", " exit", "exit"]
         return vendor_fix(v, item.subject, ["service-policy output type queuing roce-ecn"], glob)
     if v == "nvue":
         return vendor_fix(v, None, global_lines=["nv set qos roce mode lossless"])

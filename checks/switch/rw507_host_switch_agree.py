@@ -31,6 +31,21 @@ How to fix by hand
     The host end: RW209 / RW210 (ESXi nmlx5_core parameters, merged string, host reboot) or
     RW409 (`mlnx_qos --trust=dscp --pfc 0,0,0,1,0,0,0,0`, made persistent).
 
+Sources (every command this check reads and every line its fix emits)
+    EOS `show qos maps`, `qos map dscp D to traffic-class T`: seed 004 and the Arista EOS User Manual, chapter "Quality of Service" (a copy: https://fdocuments.us/document/
+        quality-of-service-arista-networks-2020-02-10-a-section-2715-quality-of.html).
+    Onyx running config, `qos map dscp-to-switch-priority dscp D switch-priority P`: NVIDIA Onyx User Manual
+        v3.10.4606 LTS, "QoS Commands", https://docs.nvidia.com/networking/display/NVIDIAOnyxUserManualv3104606LTS/
+        QoS+Commands
+    OS10 `trust-map dscp default`, `trust dscp-map NAME` / `qos-group P dscp D`: Dell SmartFabric OS10 User Guide 10.5.0, "Configure RoCE on the switch", https://www.dell.com/support/
+        manuals/en-in/dell-emc-smartfabric-os10/smartfabric-os-user-guide-10-5-0/configure-roce-on-the-switch.
+    NVUE `nv show qos roce`: corpus cumulus_nv_show_qos_roce/*; `nv set qos mapping default-global dscp D
+        switch-priority P` (Cumulus Linux 5.3 and later): NVIDIA Cumulus Linux User Guide, "Quality of
+        Service", https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-59/Layer-1-and-Switch-Ports/
+        Quality-of-Service/ ; `nv config diff` / `nv config apply -y` / `nv config revision`: NVUE Command Reference, "Config
+        Commands", https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands.
+    The host end: RW209 / RW210 / RW409 name their own sources.
+
 Fix safety
     disruptive: re-mapping DSCP moves live traffic between queues on every port of the switch.
 """

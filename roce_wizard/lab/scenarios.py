@@ -82,6 +82,7 @@ SWITCH_PORT_NAMES = {
     "eos": "Ethernet{n}",
     "onyx": "Eth1/{n}",
     "os10": "ethernet1/1/{n}",
+    "nvue": "swp{n}",
 }
 
 

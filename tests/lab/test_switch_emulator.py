@@ -129,7 +129,10 @@ def test_os10_show_interface_and_running_configuration():
     ]
     assert "policy-map type network-qos pfc-cos-3\n !\n class pfcdot1p3\n  pause\n  pfc-cos 3\n" in run
     assert "class-map type network-qos pfcdot1p3\n match qos-group 3\n" in run
-    assert "policy-map type queuing ecn-q3\n !\n class q3\n  bandwidth percent 50\n  random-detect ecn\n" in run
+    # ECN through a WRED profile, as Dell's OS10 10.5.0 guide ("Configure RoCE on the switch") writes it
+    assert "policy-map type queuing ecn-q3\n !\n class q3\n  bandwidth percent 50\n  random-detect wred-ecn\n" in run
+    assert ("wred wred-ecn\n random-detect ecn\n random-detect color green minimum-threshold 150 maximum-threshold 1500"
+            " drop-probability 100\n!\n") in run
     section = cli.run("show running-configuration interface ethernet1/1/2")
     assert section.startswith("interface ethernet1/1/2\n") and section.endswith("!") and "ethernet1/1/3" not in section
 
@@ -154,14 +157,17 @@ def test_lldp_shows_hosts_whose_vds_advertises():
     rows = cli.run("show lldp neighbors").split("\n")[8:]
     assert [r.split()[:2] for r in rows] == [["Et1", "esx-01"], ["Et2", "esx-01"], ["Et3", "esx-02"], ["Et4", "esx-02"]]
     assert rows[0].split()[2] == "0c:42:a1:01:02:12"  # the vmnic's MAC as the port id
+    # a VDS uplink's LLDP description as real switches print it ("port 19 on dvSwitch EU-SPDC-R3DC (cswitch)")
+    onyx = _cli(healthy(2, "onyx"), "onyx", enable=False).run("show lldp remote").split("\n")
+    assert re.search(r"esx-01\s+port 1 on dvSwitch \S+ \(cswitch\)$", onyx[3]), onyx
     assert _cli(fresh(2, "eos"), "eos").run("show lldp neighbors").split("\n")[8:] == []  # no VDS yet: no LLDP
     os10 = _cli(healthy(2, "os10"), "os10").run("show lldp neighbors").split("\n")
     assert os10[2].split()[:2] == ["ethernet1/1/1", "esx-01"]
 
 
 @pytest.mark.parametrize("vendor,line,error", [
-    ("eos", "foo", "% Invalid input"),
-    ("eos", "show foo", "% Invalid input"),
+    ("eos", "foo", "% Invalid input (at token 0: 'foo')"),  # EOS' own text (public eAPI/CLI fixtures)
+    ("eos", "show foo", "% Invalid input (at token 1: 'foo')"),
     ("onyx", "foo", '% Unrecognized command "foo".\nType "?" for help.'),
     ("onyx", "show foo", '% Unrecognized command "foo".\nType "?" for help.'),
     ("os10", "foo", "% Error: Unrecognized command."),
@@ -239,8 +245,8 @@ def test_eos_config_changes_the_world_and_the_show():
     assert cli2.run("interface ethernet 1/1-2/2") == "" and cli2.prompt == "sw-eos-1(config-if-Et1/1-2/2)#"
     assert cli2.run("qos trust dscp") == ""
     assert all(p.trust == "dscp" for p in world2.switches["sw-eos-1"].ports)
-    assert cli.run("configure terminal") == "" and cli.run("mtu 9216") == "% Invalid input"  # not a global command
-    assert cli.run("interface Ethernet1") == "" and cli.run("mtu 99999") == "% Invalid input"
+    assert cli.run("configure terminal") == "" and cli.run("mtu 9216") == "% Invalid input (at token 0: 'mtu')"  # not global
+    assert cli.run("interface Ethernet1") == "" and cli.run("mtu 99999").startswith("% Invalid input (at token ")
 
 
 def test_eos_config_session_commit_and_abort():
@@ -470,7 +476,10 @@ CONFIG = {
     "os10": ["class-map type network-qos pfc3", "match qos-group 3", "exit",
              "class-map type queuing q3", "match queue 3", "exit",
              "policy-map type network-qos pfc-p3", "class pfc3", "pause", "pfc-cos 3", "exit", "exit",
-             "policy-map type queuing ecn-q3", "class q3", "bandwidth percent 50", "random-detect ecn", "exit", "exit",
+             "wred ecn-prof", "random-detect ecn",
+             "random-detect color green minimum-threshold 150 maximum-threshold 1500 drop-probability 100", "exit",
+             "policy-map type queuing ecn-q3", "class q3", "bandwidth percent 50", "random-detect ecn-prof", "exit",
+             "exit",
              "interface range ethernet1/1/1-1/1/4", "mtu 9216", "priority-flow-control mode on",
              "service-policy input type network-qos pfc-p3", "service-policy output type queuing ecn-q3",
              "trust-map dscp default"],
@@ -606,3 +615,49 @@ async def test_serve_registers_switches_with_the_lab(tmp_path: Path):
             assert "priority-flow-control mode on" in result.stdout
     finally:
         await extra["stop"]()
+
+
+def test_os10_takes_ecn_only_through_a_wred_profile():
+    """DOMAIN §7 / Dell SmartFabric OS10 User Guide 10.5.0 "Configure RoCE on the switch": ECN is a line of a
+    `wred` profile that the queuing class names; `random-detect ecn` typed in the class is not OS10's."""
+    world = fresh(2, "os10")
+    cli = _cli(world, "os10")
+    for line in ("configure terminal", "class-map type queuing q3", "match queue 3", "exit",
+                 "policy-map type queuing roce", "class q3"):
+        assert cli.run(line) == "", line
+    assert cli.run("random-detect ecn") == "% Error: Unrecognized command."
+    assert cli.run("random-detect nosuch").startswith("% Error: ")
+    assert cli.prompt == "sw-os10-1(config-pmap-c-que)#"
+    for line in ("wred roce-ecn", "random-detect ecn",
+                 "random-detect color green minimum-threshold 150 maximum-threshold 1500 drop-probability 100"):
+        assert cli.run(line) == "", line
+    assert cli.prompt == "sw-os10-1(config-wred)#"
+    for line in ("policy-map type queuing roce", "class q3", "random-detect roce-ecn", "interface ethernet1/1/1",
+                 "service-policy output type queuing roce", "end"):
+        assert cli.run(line) == "", line
+    run = cli.run("show running-configuration")
+    assert "wred roce-ecn\n random-detect ecn\n random-detect color green minimum-threshold 150" in run
+    assert " class q3\n  random-detect roce-ecn\n" in run
+    assert world.switches["sw-os10-1"].ports[0].ecn is True
+
+
+@pytest.mark.parametrize("vendor,lines,error", [
+    ("eos", ["configure", "hostname leaf9"], "% Invalid input (at token 0: 'hostname')"),
+    ("eos", ["configure", "interface Ethernet1", "switchport mode trunk"], "% Invalid input (at token 0: 'switchport')"),
+    ("eos", ["configure", "interface Ethernet1", "tx-queue 3", "bandwidth percent 30"],
+     "% Invalid input (at token 0: 'bandwidth')"),
+    ("onyx", ["configure terminal", "lldp"], '% Unrecognized command "lldp".\nType "?" for help.'),
+    ("onyx", ["configure terminal", "interface ethernet 1/1 speed 100G"], '% Unrecognized command "speed".'),
+    ("os10", ["configure terminal", "dcbx enable"], "% Error: Unrecognized command."),
+    ("os10", ["configure terminal", "interface ethernet1/1/1", "fec off"], "% Error: Unrecognized command."),
+    ("os10", ["configure terminal", "system qos", "service-policy input type network-qos p"],
+     "% Error: Unrecognized command."),
+])
+def test_what_the_lab_cannot_vouch_for_is_refused_in_the_vendors_words(vendor, lines, error):
+    """Issue 12 item 4: the lab used to take these lines and do nothing; a strict device answers with its error."""
+    cli = _cli(healthy(1, vendor), vendor)
+    if vendor == "onyx":
+        cli.run("enable")
+    for line in lines[:-1]:
+        assert cli.run(line) == "", line
+    assert cli.run(lines[-1]).startswith(error)

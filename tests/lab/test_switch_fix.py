@@ -117,7 +117,9 @@ def test_every_switch_check_is_fixable():
 
 # EOS: every fault; Onyx (a 2.6 s netmiko login) and OS10: the ones whose config differs most
 CASES = [("eos", c) for c in FIXABLE] + [("onyx", "RW501"), ("onyx", "RW502"),  # Onyx's no-drop list is switch-wide
-                                         ("os10", "RW504"), ("os10", "RW505"), ("os10", "RW507")]
+                                         ("os10", "RW504"), ("os10", "RW505"), ("os10", "RW506"), ("os10", "RW507"),
+                                         # Cumulus NVUE: nv set, nv config diff, nv config apply -y (issue 12 item 6)
+                                         ("nvue", "RW501"), ("nvue", "RW504"), ("nvue", "RW507")]
 
 
 @pytest.mark.parametrize(("vendor", "code"), CASES, ids=[f"{v}-{c}" for v, c in CASES])
@@ -139,9 +141,12 @@ def test_fix_fault(labs, tmp_path_factory, tmp_path, vendor, code):
     runlog.close()
     [result] = run.results
     assert result.exit_status == 0, result.output
-    assert "backup saved as roce-wizard-" in result.output and "applied, verified and saved" in result.output
+    assert ("backup saved as roce-wizard-" in result.output or vendor == "nvue") and \
+        "applied, verified and saved" in result.output
     if vendor == "eos":
         assert "config session roce-wizard-" in result.output
+    if vendor == "nvue":
+        assert "nv config apply -y: applied [rev_id: 2]" in result.output
     assert lab.world_switch.saved_config not in (None, saved_before)  # written to startup
     [event] = [e for e in read_events(runlog.path) if e["type"] == "fix-step"]
     assert event["exit_status"] == 0 and "applied, verified and saved" in event["output"]
@@ -182,9 +187,94 @@ def test_a_change_whose_verify_fails_is_rolled_back_and_logged(labs, tmp_path_fa
         freeze(lab.world_switch)
     [result] = run.results
     assert result.exit_status == 1
-    assert "VERIFY FAILED" in result.output and "ROLLED BACK to the backup roce-wizard-rw504-" in result.output
+    rolled = {"eos": "ROLLED BACK to the backup roce-wizard-rw504-",  # configure replace
+              "os10": "ROLLED BACK by the inverse of the change"}[vendor]  # no documented replace on OS10
+    assert "VERIFY FAILED" in result.output and rolled in result.output
     assert "not saved" in result.output
     assert port.mtu == before_mtu and lab.world_switch.saved_config == saved
     [event] = [e for e in read_events(runlog.path) if e["type"] == "fix-step"]
     assert event["exit_status"] == 1 and "ROLLED BACK" in event["output"]
     assert lab.statuses("RW504") & {Status.FAIL}
+
+
+def test_os10_rollback_types_the_inverse_of_what_the_change_added(labs, tmp_path_factory):
+    """DOMAIN §7: OS10's copy onto the running config merges (the lab merges too), so the transport undoes
+    a change by the inverse of exactly the lines it added and reads the running config back. RW506's fix
+    creates a WRED profile, a class-map and a policy-map; the switch keeps the port without ECN (freeze),
+    the verify fails, and afterwards none of the three is left."""
+    from roce_wizard.lab.switch import freeze, render_running_config
+    from roce_wizard.switch_undo import comparable
+
+    lab = _lab(labs, "os10", tmp_path_factory)
+    lab.reset()
+    lab.inject("RW506")
+    [planned] = lab.plan("RW506")
+    before = render_running_config(lab.lab.world, lab.world_switch)
+    freeze(lab.world_switch, "ecn")
+    try:
+        run = lab.apply([planned])
+    finally:
+        freeze(lab.world_switch)
+    [result] = run.results
+    assert result.exit_status == 1, result.output
+    assert "VERIFY FAILED" in result.output and "ROLLED BACK by the inverse of the change (3 lines)" in result.output
+    after = render_running_config(lab.lab.world, lab.world_switch)
+    assert "roce-ecn" not in after and "roce-q3" not in after
+    assert comparable(after) == comparable(before)
+
+
+def test_nvue_a_failed_verify_applies_the_revision_before(labs, tmp_path_factory):
+    """NVUE Command Reference, "Config Commands": the change goes into a pending revision (`nv set`), is
+    shown (`nv config diff`) and applied (`nv config apply -y`); when the read-back fails, the revision
+    applied before (from `nv config revision`) is applied again."""
+    from roce_wizard.lab.switch import freeze
+
+    lab = _lab(labs, "nvue", tmp_path_factory)
+    lab.reset()
+    lab.inject("RW504")
+    port = next(p for p in lab.world_switch.ports if p.mtu < 9216)
+    [planned] = lab.plan("RW504")
+    assert planned.plan.steps[0].command.split("\n")[1:] == [f"nv set interface {port.name} link mtu 9216"]
+    freeze(lab.world_switch, "mtu")
+    try:
+        run = lab.apply([planned])
+    finally:
+        freeze(lab.world_switch)
+    [result] = run.results
+    assert result.exit_status == 1, result.output
+    assert "applied revision before the change: 1" in result.output
+    assert "VERIFY FAILED" in result.output and "ROLLED BACK to revision 1 (nv config apply 1 -y)" in result.output
+    assert port.mtu == 1500
+
+
+def test_os10_a_refused_line_undoes_exactly_the_lines_before_it(labs, tmp_path_factory):
+    """A change the switch refuses half-way (`random-detect ecn` in a queuing class: not OS10's) leaves the
+    lines typed before it; the transport types their inverse and reads the running config back."""
+    import json
+
+    from roce_wizard.lab.switch import render_running_config
+    from roce_wizard.switch_undo import comparable
+
+    lab = _lab(labs, "os10", tmp_path_factory)
+    lab.reset()
+    lab.inject("RW504")  # ethernet1/1/3 at MTU 1500
+    before = render_running_config(lab.lab.world, lab.world_switch)
+    meta = {"name": "roce-wizard-test", "vendor": "os10", "verify": []}
+    lines = ["interface ethernet1/1/3", " mtu 9216", " exit", "class-map type queuing q5", " match queue 5", "exit",
+             "policy-map type queuing bad", " class q5", "  random-detect ecn", " exit", "exit"]
+    command = "switch-config " + json.dumps(meta) + "\n" + "\n".join(lines)
+    target = next(t for t in lab.inventory.targets if t.name == lab.switch)
+
+    async def go():
+        transports = lab.transports()
+        try:
+            session = await transports[TargetKind.SWITCH].session(target)
+            return await session.run(command)
+        finally:
+            await transports[TargetKind.SWITCH].close()
+
+    result = asyncio.run(go())
+    assert result.exit_status == 1, result.stdout
+    assert "the switch refused a line" in result.stdout and "ROLLED BACK by the inverse of the change" in result.stdout
+    after = render_running_config(lab.lab.world, lab.world_switch)
+    assert comparable(after) == comparable(before)

@@ -533,7 +533,7 @@ ERRORS = [
         "targets:\n  switch:\n    - name: sw1\n      device_type: cisco_ios\n",
         4,
         "targets.switch[0].device_type",
-        ["expected one of arista_eos, mellanox_mlnxos, dell_os10, cumulus_nvue, got 'cisco_ios'"],
+        ["expected one of arista_eos, mellanox_mlnxos, dell_os10, cumulus_nvue, sonic, got 'cisco_ios'"],
     ),
     (
         "guest-host-missing",

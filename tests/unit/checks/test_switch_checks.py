@@ -58,6 +58,13 @@ def doctor(code: str, name: str, expect: Status, vendor: str, fault: str | None 
                 facts={"roce_ports": roce_ports(vendor) if ports is None else ports}, target=switch(vendor), **kw)
 
 
+def seed_copy(relpath: str) -> str:
+    """A real capture as the project keeps it (tests/data/parser_seeds, provenance in tests/data/PROVENANCE.md)."""
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[2] / "data" / "parser_seeds" / relpath).read_text(encoding="utf-8")
+
+
 def analyze(code: str, name: str, expect: Status, kind: str, text: str, **kw: Any) -> Case:
     return Case(code, name, expect, {kind: text}, target=None, **kw)
 
@@ -115,6 +122,10 @@ CASES: list[Case] = [
     analyze("RW503", "corpus-nvue-pcp-dscp", PASS, "nvue_qos_roce",
             corpus_text("cumulus_nv_show_qos_roce/nvue-cmdref-lossy-mode-no-pfc.txt")),
     analyze("RW503", "seed004-config", PASS, "eos_running_config", seed004_config()),
+    # the CL 5.x command-reference capture with its trust line edited to PCP only (RW503 must fail and fix it)
+    analyze("RW503", "corpus-nvue-pcp-only", FAIL, "nvue_qos_roce",
+            seed_copy("nvue_qos_roce/nvue-cmdref-lossy-mode-no-pfc.txt").replace(
+                "trust-mode        pcp,dscp", "trust-mode        pcp     ")),
     # RW504 switch-mtu
     doctor("RW504", "eos-healthy", PASS, "eos"),
     doctor("RW504", "eos-9214-is-the-cap", PASS, "eos", world=_eos_mtu_9214(), summary_has="EOS' maximum 9214"),
@@ -202,6 +213,9 @@ def test_rw502_to_rw506_fixes():
     assert "interface ethernet1/1/3\n service-policy input type network-qos roce-pfc" in os10
     assert "interface ethernet 1/3 qos trust L3" in _bad("RW503-onyx-fault").fix
     assert "interface ethernet1/1/3\n trust-map dscp default" in _bad("RW503-os10-fault").fix
+    # NVIDIA documents no `nv set qos roce trust` (DOMAIN §7); RoCE mode sets the trust with PFC and ECN
+    nvue = _bad("RW503-corpus-nvue-pcp-only").fix
+    assert "nv set qos roce mode lossless" in nvue and "qos roce trust" not in nvue
     assert "interface Ethernet3\n   mtu 9214" in _bad("RW504-eos-fault").fix  # EOS' maximum
     assert "interface ethernet 1/3 mtu 9216 force" in _bad("RW504-onyx-fault").fix
     assert "interface ethernet 1/3 flowcontrol receive off force" in _bad("RW505-onyx-fault").fix
@@ -210,6 +224,12 @@ def test_rw502_to_rw506_fixes():
             "maximum-threshold 1500 kbytes") in _bad("RW506-eos-fault").fix
     assert "interface ethernet 1/3 traffic-class 3 congestion-control ecn minimum-absolute 150 maximum-absolute 1500" \
         in _bad("RW506-onyx-fault").fix
+    # OS10: ECN only through a WRED profile named by the queuing class (Dell OS10 10.5.0 "Configure RoCE")
+    os10 = _bad("RW506-os10-fault").fix
+    assert ("wred roce-ecn\n random-detect ecn\n random-detect color green minimum-threshold 150 maximum-threshold 1500 "
+            "drop-probability 100\nexit\n") in os10
+    assert "policy-map type queuing roce-ecn\n class roce-q3\n  random-detect roce-ecn\n exit" in os10
+    assert "\n  random-detect ecn" not in os10
     assert "qos map dscp 26 to traffic-class 3" in _bad("RW507-eos-fault").fix
     assert "qos map dscp-to-switch-priority dscp 26 switch-priority 3" in _bad("RW507-onyx-fault").fix
     os10 = _bad("RW507-os10-fault").fix  # every RoCE port's trust map, in one session
@@ -323,3 +343,21 @@ def test_every_switch_check_is_in_both_playbooks_switch_stage():
         book = load_playbook(name)
         assert [c for c in book.codes if c.startswith("RW5")] == [f"RW50{n}" for n in range(1, 8)]
         assert all(str(book.stage_of(f"RW50{n}").value) == "switch" for n in range(1, 8))
+
+
+def test_sonic_doctor_reads_pfc_priority_and_fixes_only_in_words_it_documents():
+    """Issue 12 item 6: SONiC gets the read-only checks in doctor (`show pfc priority`, the corpus capture of
+    sonic-utilities PR #796: Ethernet0 lossless on 3,4) and no automated change: the fix is sonic-utilities'
+    documented `config interface pfc priority` line, by hand."""
+    from roce_wizard.probes import PROBES
+
+    target = Target(name="sw-sonic-1", kind=TargetKind.SWITCH, address="127.0.0.1", device_type="sonic")
+    assert PROBES["sonic_pfc"].command(target, {}) == "show pfc priority"
+    out = {"sonic_pfc": seed_copy("sonic_pfc/sonic-utilities-796-show-pfc-priority.txt")}
+    ports = [{"port": "Ethernet0", "peer": "esx-01", "peer_kind": "esxi", "nic": "vmnic2"}]
+    [pfc] = run_case(Case("RW501", "sonic-doctor", PASS, out, facts={"roce_ports": ports}, target=target))
+    assert pfc.subject == "Ethernet0"
+    case = Case("RW502", "sonic-doctor-3-4", FAIL, out, facts={"roce_ports": ports}, target=target)
+    [nodrop] = run_case(case)
+    assert "sudo config interface pfc priority Ethernet0 4 off" in nodrop.fix
+    assert CATALOG["RW502"].plan_fix(build_facts(case), Policy()) is None  # nothing automated on SONiC
