@@ -539,7 +539,9 @@ _CMA_ERRORS = re.compile(
 
 
 def _cma_args(cmd: str) -> dict:
-    out = {}
+    # the script's own defaults (mlnx-tools sbin/cma_roce_mode: DEVICE=mlx5_0, PORT=1): a command line
+    # without -d/-p still says which device and port it read
+    out: dict = {"device": "mlx5_0", "port": 1}
     for flag, key in (("-d", "device"), ("-p", "port"), ("-m", "set_mode")):
         m = re.search(rf"(?:^|\s){flag}\s*(\S+)", cmd)
         if m:
@@ -552,8 +554,8 @@ _CMA_CONFIGFS = re.compile(r"/rdma_cm/([^/\s]+)/ports/([0-9]+)/default_roce_mode
 
 def _cma_context(cmd: str) -> dict:
     """Which device/port a command reads: `cma_roce_mode -d D -p P` (without -d/-p the script prints only
-    the mode: device and port stay unknown), or `cat /sys/kernel/config/rdma_cm/D/ports/P/default_roce_mode`
-    (the file cma_roce_mode itself reads)."""
+    the mode, for its defaults mlx5_0 and port 1), or `cat /sys/kernel/config/rdma_cm/D/ports/P/default_roce_mode`
+    (the file cma_roce_mode itself reads). No command line: unknown."""
     m = _CMA_CONFIGFS.search(cmd)
     if m:
         return {"device": m.group(1), "port": to_int(m.group(2))}
