@@ -130,6 +130,8 @@ EXPECT: dict[str, tuple[str, dict[str, object]]] = {
     "4-arguments/show_gids-macvlan-pod-tabs-index-4-to-7.txt": (
         "show_gids", {"gids#": 8, "gids.3.index": 7, "gids.3.ipv4": "10.152.0.12", "gids.3.ver": "v2",
                       "gids.3.netdev": "net1", "gids.0.ipv4": None}),
+    "4-arguments/show_gids-k8s-pod-header-only-n_gids_found-0.txt": (
+        "show_gids", {"gids#": 0, "n_gids_found": 0}),
     "4-arguments/show_gids-rocep-devices-space-aligned-no-ipv4.txt": (
         "show_gids", {"gids#": 10, "gids.0.dev": "rocep105s0", "gids.0.ipv4": None, "gids.0.ver": "v2",
                       "gids.8.ver": "v1", "gids.8.netdev": "enp193s0f0np0"}),
@@ -258,3 +260,20 @@ def test_benchmark_results_with_lines_inside_the_table_are_judged():
     """The rows after an Open MPI help line or a CPU-frequency warning are results, not the table's end."""
     assert findings("3-benchmarks/ib_read_lat-rdma_cm-k8s-two-cpufreq-lines-inside-table.txt", "RW602") == [
         ("pass", "2.69 us typical at 2 B")]
+
+
+def test_show_gids_without_gid_types_is_could_not_tell(tmp_path):
+    """show_gids prints VER from `cat .../gid_attrs/types/<i> 2>/dev/null` (mlnx-tools sbin/show_gids): empty when
+    the kernel cannot read a GID's type. The macvlan pod's real table with its VER fields emptied that way: an
+    IPv4 GID of unknown type is neither v1 nor v2, so RW407 cannot tell (it said "only v1 / link-local GIDs")."""
+    real = (VARIANTS / "4-arguments/show_gids-macvlan-pod-tabs-index-4-to-7.txt").read_text(encoding="utf-8")
+    rows = [r for r in real.split("\n") if r]
+    # VER is each row's next-to-last tab field (`...\t$_type\t$_ndev`)
+    untyped = "\n".join(rows[:3] + ["\t".join(r.split("\t")[:-2] + ["", r.split("\t")[-1]]) for r in rows[3:]]) + "\n"
+    gids = PARSERS["show_gids"].parse(untyped)["gids"]
+    assert [g["ver"] for g in gids] == [None] * 8 and gids[3]["ipv4"] == "10.152.0.12" and gids[3]["netdev"] == "net1"
+    path = tmp_path / "show_gids.txt"
+    path.write_text(untyped, encoding="utf-8")
+    (entry,) = json.loads(CliRunner().invoke(app, ["analyze", "--json", str(path)]).stdout)["files"]
+    got = [(f["status"], f["summary"]) for f in entry["findings"] if f["check"] == "RW407"]
+    assert len(got) == 2 and all(st == "skip" and "could not tell" in su and "index 6, 7" in su for st, su in got), got
