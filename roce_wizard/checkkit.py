@@ -16,6 +16,7 @@ from roce_wizard.model import (
     Facts,
     Finding,
     FixPlan,
+    MissingFact,
     Policy,
     RebootKind,
     Safety,
@@ -157,9 +158,29 @@ def module_params(facts: Facts) -> dict[str, str]:
     """nmlx5_core parameters as set now (name -> value string): the `options` string when the output
     shows one (in its order), else the parameter table."""
     mp = facts.need("esxi_module_params")
-    if mp.get("options_string") is not None:
-        return parse_options_string(mp["options_string"])
-    return dict(mp.get("params") or {})
+    modules = mp.get("modules") or [mp]
+    core = next((m for m in modules if m.get("module") == "nmlx5_core"), None)
+    if core is None and mp.get("module") not in (None, "nmlx5_core"):
+        # another module's parameters (nmlx5_rdma, ...) say nothing about nmlx5_core's
+        raise MissingFact("esxi_module_params", "could not tell: the output shows the parameters of "
+                          + ", ".join(str(m.get("module")) for m in modules) + ", not nmlx5_core")
+    core = core or mp
+    placeholders = core.get("placeholders") or []
+    if placeholders:
+        # `max_vfs=<value>`: a document's example, not a host's setting; judging (or rewriting the whole
+        # -p string from) the rest would drop or invent the unknown ones
+        raise MissingFact("esxi_module_params", "could not tell: the output holds placeholder values ("
+                          + ", ".join(f"{k}={parse_options_string(core.get('options_string') or '').get(k)}"
+                                      for k in placeholders) + "), not a host's parameters")
+    if mp.get("elided") and core.get("options_string") is None:
+        raise MissingFact("esxi_module_params", "could not tell: lines of the parameter table were left out (`...`), "
+                          "so a parameter it does not show may well be set")
+    if core.get("unreadable"):
+        raise MissingFact("esxi_module_params", "could not tell: the table's columns were collapsed, so the values of "
+                          + ", ".join(core["unreadable"]) + " cannot be told from their descriptions")
+    if core.get("options_string") is not None:
+        return parse_options_string(core["options_string"])
+    return dict(core.get("params") or {})
 
 
 def dcb_by_vmnic(facts: Facts) -> dict[str | None, dict[str, Any]]:

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from roce_wizard.checkkit import bad
+from roce_wizard.checkkit import bad, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, LoadedCheck, Policy, Stage, Status, Target, TargetKind
 from roce_wizard.mpienv import parse_env
 from roce_wizard.parsers import PARSERS, ParseError
@@ -475,6 +475,19 @@ def run_evidence(run: dict | None, probe: str = "perftest") -> list[Evidence]:
         ev.append(Evidence(probe=f"{probe}.{side}", command=run.get(f"{side}_command"),
                            excerpt="\n".join(text[-6:]) or None))
     return ev
+
+
+def no_result_yet(check: Check, facts: Facts, pt: dict, run: dict | None) -> Finding | None:
+    """A pasted perftest output (not a run of ours) that ends before its result table, with no error:
+    the server still waiting for its client, or a paste cut short. Whether the test passed could not
+    be told; calling it failed would be a guess."""
+    if run is not None or pt.get("error") or pt.get("errors"):
+        return None
+    waiting = pt.get("side") == "server" and not pt.get("columns")
+    why = ("the server's output ends while it waits for its client" if waiting
+           else "the output ends before any result row")
+    return skip(check, facts, f"could not tell: {pt.get('test') or 'perftest'} shows no result and no error ({why})",
+                observed=pt.get("test"), expected="a result table")
 
 
 def failed_run(check: Check, facts: Facts, pt: dict, run: dict | None) -> Finding:

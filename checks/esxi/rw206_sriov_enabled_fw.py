@@ -82,6 +82,13 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                 bad(CHECK, facts, f"SRIOV_EN is False on {label}", observed=observed, expected=True,
                     excerpt=ev, fix=fix, subject=label)
             )
+        elif current is False and next_boot is None:
+            # only a Current column (older MFT, or an excerpt): whether the next boot enables it is unknown
+            findings.append(
+                bad(CHECK, facts, f"SRIOV_EN is False now on {label} (the query shows no Next Boot value: whether "
+                    "it is already set for the next boot could not be told)", observed=observed, expected=True,
+                    excerpt=ev, fix=fix, subject=label)
+            )
         elif current is False:
             findings.append(
                 bad(CHECK, facts, f"SRIOV_EN is set for next boot on {label} but not current: reboot pending",
@@ -100,5 +107,6 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     except MissingFact:
         return None
     steps = [mlxconfig_set_step(mlx_device_name(facts, d), {"SRIOV_EN": 1}, {"SRIOV_EN": False}, "enable SR-IOV")
-             for d in devices if mlx_value(d, "SRIOV_EN", "next_boot") is False]
+             for d in devices if mlx_value(d, "SRIOV_EN", "next_boot") is False
+             or (mlx_value(d, "SRIOV_EN", "next_boot") is None and mlx_value(d, "SRIOV_EN", "current") is False)]
     return mlxconfig_fix_plan(CHECK, facts, "enable SR-IOV in firmware (SRIOV_EN=1)", steps)

@@ -58,13 +58,17 @@ def _mlxconfig_pending(facts: Facts) -> tuple[list[dict], bool, list[str]]:
         label = device.get("device") or device.get("device_type") or "adapter"
         params = device.get("params") or {}
         has_current = "current" in (device.get("columns") or []) or any("current" in p for p in params.values())
+        has_next = "next_boot" in (device.get("columns") or [])
         if not has_current:
             notes.append(f"{label}: mlxconfig printed only the Next Boot column (query without -e): "
                          "pending firmware changes cannot be seen")
             continue
+        if not has_next:
+            notes.append(f"{label}: mlxconfig printed only the Current column: what the next boot holds is unknown")
+            continue
         judged = True
         for name, p in params.items():
-            if "current" in p and p.get("current") != p.get("next_boot"):
+            if "current" in p and p.get("next_boot") is not None and p.get("current") != p.get("next_boot"):
                 raw = p.get("raw") or {}
                 items.append({
                     "source": "mlxconfig_query",

@@ -106,6 +106,11 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         if found:
             bound = {(lk.get("dev"), lk.get("port")): lk.get("netdev") for lk in links}
             return [_judge(facts, d, p, bound.get((d["hca_id"], p.get("port")))) for d, p in found]
+        cut = [n for n, d in devices.items() if not d.get("ports") and (d.get("phys_port_cnt") or 1) > 0]
+        if cut:
+            # `ibv_devinfo -v` pasted up to its long device section: the ports were never shown
+            return [skip(CHECK, facts, f"could not tell: ibv_devinfo shows {', '.join(cut)} but none of its ports "
+                         "(the output ends before the port section)", observed=sorted(devices), expected=EXPECTED)]
         shown = ", ".join(f"{n} ({', '.join(str(p.get('link_layer')) for p in d.get('ports', []))})"
                           for n, d in devices.items()) or "no device"
         return [bad(CHECK, facts, f"no mlx5 device with an Ethernet port: ibv_devinfo shows {shown}",

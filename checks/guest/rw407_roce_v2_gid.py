@@ -123,6 +123,14 @@ def _judge(facts: Facts, rows: list[dict], want_ips: set[str], netdev: str | Non
                     details={"gid_index": idx, "dev": g.get("dev"), "port": g.get("port"), "ipv4": ip,
                              "netdev": g.get("netdev") or netdev, "gid": g.get("gid")})
     want = ", ".join(sorted(want_ips))
+    untyped = [g for g in rows if g.get("ver") is None and _ipv4(g) and (not want_ips or _ipv4(g) in want_ips)]
+    if untyped and not v2:
+        # show_gids prints VER empty when the kernel's gid_attrs/types/<index> cannot be read (its own
+        # `cat ... 2>/dev/null`): an IPv4 GID of unknown type is neither v1 nor v2 as far as we know
+        indexes = ", ".join(str(g.get("index")) for g in untyped)
+        return skip(CHECK, facts, f"could not tell: show_gids printed no GID type (VER) for the IPv4 GID(s) on {label} "
+                    f"(index {indexes}): v1 or v2 is unknown", observed=observed, expected=EXPECTED, excerpt=ev,
+                    subject=label)
     if v2:
         summary = (f"no RoCE v2 GID on {label} carries {want}: v2 GIDs carry "
                    f"{', '.join(sorted({_ipv4(g) for g in v2}))}")

@@ -30,7 +30,6 @@ Fix safety
     After=openibd.service running the same cma_roce_mode command), so it survives reboots.
 """
 
-import re
 
 from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_rdmadev, shown, skip
 from roce_wizard.handfix import RDMA_DEVICE, pasteable
@@ -74,13 +73,12 @@ def _fix_text(dev: str, port: int) -> str:
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     cma = facts.need("cma_roce_mode") or {}
     raw = facts.raw.get("cma_roce_mode")
+    # the parser reads -d/-p (and the script's defaults) from the command line; with no command line, or
+    # one answer after two commands, the device is unknown: never the first `-d` of the paste
     dev = cma.get("device") or (rdma_device(facts.target, facts.data) if facts.target else None)
-    if dev is None and raw:
-        m = re.search(r"-d\s+(\S+)", raw)
-        dev = m.group(1) if m else None
-    port = cma.get("port") or 1
+    port = cma.get("port") or (1 if facts.target and dev else None)
     mode = cma.get("mode")
-    subject = f"{dev or '<dev>'}/{port}"
+    subject = f"{dev or '<dev>'}/{port or '<port>'}"
     ev = excerpt(raw, r"RoCE")
     if mode is None and cma.get("configfs_missing"):
         return [skip(CHECK, facts, f"cannot read the rdma_cm mode of {subject}: no cma_roce_mode (inbox rdma-core) and "

@@ -33,7 +33,7 @@ Fix safety
 
 from roce_wizard.checkkit import bad, good, skip
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
-from roce_wizard.validate import cannot_measure, failed_run, run_evidence
+from roce_wizard.validate import cannot_measure, failed_run, no_result_yet, run_evidence
 
 CHECK = Check(
     code="RW601",
@@ -62,7 +62,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         return [skip(CHECK, facts, f"{pt['test']} is not a bandwidth test", observed=pt.get("test"),
                      expected="ib_*_bw output")]
     if pt.get("error") or not rows:
-        return [failed_run(CHECK, facts, pt, run)]
+        return [no_result_yet(CHECK, facts, pt, run) or failed_run(CHECK, facts, pt, run)]
     large = [r for r in rows if (r.get("bytes") or 0) >= LARGE] or rows[-1:]
     avg = sum(r["bw_avg_gbps"] for r in large) / len(large)
     link = pair.get("link_gbps")

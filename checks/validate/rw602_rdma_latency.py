@@ -27,7 +27,7 @@ Fix safety
 
 from roce_wizard.checkkit import bad, good, skip
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
-from roce_wizard.validate import cannot_measure, failed_run, run_evidence
+from roce_wizard.validate import cannot_measure, failed_run, no_result_yet, run_evidence
 
 CHECK = Check(
     code="RW602",
@@ -54,7 +54,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                      expected="ib_*_lat output")]
     rows = [r for r in pt.get("rows", []) if r.get("t_typical_us") is not None]
     if pt.get("error") or not rows:
-        return [failed_run(CHECK, facts, pt, run)]
+        return [no_result_yet(CHECK, facts, pt, run) or failed_run(CHECK, facts, pt, run)]
     small = min(rows, key=lambda r: r.get("bytes") or 0)
     lat = small["t_typical_us"]
     table = {"columns": ["bytes", "t_typical [us]", "t_avg [us]", "99% [us]"],

@@ -27,6 +27,7 @@ from roce_wizard.parsers.base import (
     to_bool,
     to_int,
 )
+from roce_wizard.parsers.esxi_collapsed import collapsed_params
 
 # ---------------------------------------------------------------------------------------------
 # shared helpers
@@ -437,41 +438,58 @@ def format_options_string(params: dict[str, Any]) -> str:
 
 _ESXCFG_MODULE_RE = re.compile(r"^\s*(\S+)\s+enabled\s*=\s*([0-9]+)\s+options\s*=\s*(['\"])(.*)\3\s*$")
 _MODULE_ARG_RE = re.compile(r"(?:parameters\s+list|esxcfg-module\s+-g)\b.*?(?:-m\s+|--module[= ]|-g\s+)(\S+)")
-
-
+# A value a document put in place of the real one (`max_vfs=<value>`, `<N>`): not any host's setting.
+_PLACEHOLDER_RE = re.compile(r"^<[^<>]*>$")
 def parse_esxi_module_params(text: str) -> Facts:
-    module: str | None = None
-    params: dict[str, str] = {}
-    options_string: str | None = None
-    enabled: bool | None = None
-    found = False
+    """`esxcli system module parameters list -m M` (table, csv or collapsed) or `esxcfg-module -g M`.
+
+    Several `esxcfg-module -g` lines (one per module) are kept apart in `modules`; the top-level
+    `module`/`params` are the first module's. A placeholder value (`max_vfs=<value>`) is listed in
+    `placeholders` and left out of `params`: it is no host's setting."""
+    modules: list[dict[str, Any]] = []
     for raw in lines(text):
         m = _ESXCFG_MODULE_RE.match(raw)
         if m:
-            found = True
-            module, enabled, options_string = m.group(1), m.group(2) == "1", m.group(4)
-            for k, v in parse_options_string(options_string).items():
-                params[k] = "" if v is None else v
+            options = parse_options_string(m.group(4))
+            modules.append({
+                "module": m.group(1), "enabled": m.group(2) == "1", "options_string": m.group(4),
+                "params": {k: ("" if v is None else v) for k, v in options.items()
+                           if v is None or not _PLACEHOLDER_RE.match(v)},
+                "placeholders": [k for k, v in options.items() if v is not None and _PLACEHOLDER_RE.match(v)],
+            })
+    params: dict[str, str] = {}
+    unreadable: list[str] = []
     rows, table = _records(text, ("Name", "Type", "Value"))
     if table:
-        found = True
         for r in rows:
             name, value = _blank_none(r.get("name")), (r.get("value") or "").strip()
             if name and value:  # an empty Value means "not set": not a parameter of the string
                 params.setdefault(name, value)
-    if not found:
+    else:
+        params, unreadable, table = collapsed_params(text)
+    if not modules and not table:
         raise ParseError("esxi_module_params",
                          "no `Name  Type  Value  Description` table, csv, or esxcfg-module -g line")
-    if module is None:
-        for raw in lines(text):
-            m = _MODULE_ARG_RE.search(raw)
-            if m:
-                module = m.group(1).strip("'\"")
-                break
-    facts: dict[str, Any] = {"module": module, "params": params}
-    if options_string is not None:
-        facts["options_string"] = options_string
-        facts["enabled"] = enabled
+    if modules:
+        first = modules[0]
+        facts: dict[str, Any] = {"module": first["module"], "params": {**params, **first["params"]},
+                                 "options_string": first["options_string"], "enabled": first["enabled"]}
+        if first["placeholders"]:
+            facts["placeholders"] = first["placeholders"]
+        if len(modules) > 1:
+            facts["modules"] = modules
+        return facts
+    module = None
+    for raw in lines(text):
+        m = _MODULE_ARG_RE.search(raw)
+        if m:
+            module = m.group(1).strip("'\"")
+            break
+    facts = {"module": module, "params": params}
+    if unreadable:
+        facts["unreadable"] = unreadable
+    if any(is_elision(ln) for ln in lines(text)):
+        facts["elided"] = True  # an author left rows out: a parameter not shown is unknown, not unset
     return facts
 
 
@@ -480,6 +498,8 @@ def sniff_esxi_module_params(text: str) -> int:
         return 90
     if _has_header(text, ("Name", "Type", "Value", "Description")):
         return 85
+    if collapsed_params(text)[2]:
+        return 70
     return 0
 
 

@@ -119,9 +119,13 @@ def _parse_mlxconfig(kind: str, text: str) -> dict[str, Any]:
     apply_answer: str | None = None
     apply_seen = False
     tail: list[str] = []  # lines after the apply prompt
+    elided = False
     for raw in lines(text):
         s = raw.strip()
-        if not s or is_elision(s):
+        if is_elision(s):
+            elided = True  # an author left rows out: a parameter not shown is unknown, not absent
+            continue
+        if not s:
             continue
         if apply_seen:
             tail.append(s)
@@ -182,6 +186,7 @@ def _parse_mlxconfig(kind: str, text: str) -> dict[str, Any]:
             cols = _headerless_columns(len(values))
             if not cur["columns"]:
                 cur["columns"] = cols
+            cur["headerless"] = True  # grep'd or an excerpt: which rows are missing is unknown
         entry: dict[str, Any] = {}
         raw_values: dict[str, str] = {}
         for col, val in zip(cols, values):
@@ -192,7 +197,7 @@ def _parse_mlxconfig(kind: str, text: str) -> dict[str, Any]:
         entry["raw"] = raw_values
         cur["params"][name] = entry
     return {"devices": devices, "errors": errors, "apply_seen": apply_seen,
-            "apply_answer": apply_answer, "tail": tail}
+            "apply_answer": apply_answer, "tail": tail, "elided": elided}
 
 
 def parse_mlxconfig_query(text: str) -> Facts:
@@ -209,7 +214,10 @@ def parse_mlxconfig_query(text: str) -> Facts:
         for c in d["columns"]:
             if c not in columns:
                 columns.append(c)
-    return {"devices": devices, "columns": columns, "errors": res["errors"]}
+    facts: Facts = {"devices": devices, "columns": columns, "errors": res["errors"]}
+    if res["elided"]:
+        facts["elided"] = True
+    return facts
 
 
 def parse_mlxconfig_set(text: str) -> Facts:

@@ -544,12 +544,27 @@ _CMA_ERRORS = re.compile(
 
 
 def _cma_args(cmd: str) -> dict:
-    out = {}
+    # the script's own defaults (mlnx-tools sbin/cma_roce_mode: DEVICE=mlx5_0, PORT=1): a command line
+    # without -d/-p still says which device and port it read
+    out: dict = {"device": "mlx5_0", "port": 1}
     for flag, key in (("-d", "device"), ("-p", "port"), ("-m", "set_mode")):
         m = re.search(rf"(?:^|\s){flag}\s*(\S+)", cmd)
         if m:
             out[key] = to_int(m.group(1)) if key != "device" else m.group(1)
     return out
+
+
+_CMA_CONFIGFS = re.compile(r"/rdma_cm/([^/\s]+)/ports/([0-9]+)/default_roce_mode\b")
+
+
+def _cma_context(cmd: str) -> dict:
+    """Which device/port a command reads: `cma_roce_mode -d D -p P` (without -d/-p the script prints only
+    the mode, for its defaults mlx5_0 and port 1), or `cat /sys/kernel/config/rdma_cm/D/ports/P/default_roce_mode`
+    (the file cma_roce_mode itself reads). No command line: unknown."""
+    m = _CMA_CONFIGFS.search(cmd)
+    if m:
+        return {"device": m.group(1), "port": to_int(m.group(2))}
+    return _cma_args(cmd) if "cma_roce_mode" in cmd else {}
 
 
 def parse_cma_roce_mode(text: str) -> Facts:
@@ -558,13 +573,19 @@ def parse_cma_roce_mode(text: str) -> Facts:
     reads: list[dict] = []
     errors: list[str] = []
     ctx: dict = {}
+    answered = True  # whether the last command line got its answer
     for ln in lines(text):
         cmd = prompt_command(ln)
-        if cmd is None and is_bare_command(ln, ("cma_roce_mode",)):
+        if cmd is None and (is_bare_command(ln, ("cma_roce_mode",)) or _CMA_CONFIGFS.search(ln)):
             cmd = ln.strip()
         if cmd is not None:
-            ctx = _cma_args(cmd) if "cma_roce_mode" in cmd else {}
+            # two commands in a row with one answer after them (`... -d mlx5_0`, `... -d mlx5_1`, `RoCE v2`):
+            # the answer belongs to one of them, which one cannot be told
+            ctx = {} if not answered and cmd else _cma_context(cmd)
+            answered = not cmd
             continue
+        if _CMA_MODE.match(ln) or _CMA_ERRORS.match(ln):
+            answered = True
         m = _CMA_MODE.match(ln)
         if m:
             reads.append({"mode": m.group(1), **ctx})
