@@ -380,7 +380,8 @@ def analyze(
         raise typer.Exit(code)
     console = Console()
     for f in files:
-        console.print(f"[bold]{escape(printable(f.path))}[/]  [cyan]{f.kind}[/]"
+        source = f" ({f.source})" if f.source else ""  # the rank or host a launcher prefix named
+        console.print(f"[bold]{escape(printable(f.path + source))}[/]  [cyan]{f.kind}[/]"
                       + (f"  [red]{escape(printable(f.error))}[/]" if f.error else ""),
                       highlight=False, soft_wrap=True)
         if verbose and f.facts is not None:

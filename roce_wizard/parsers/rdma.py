@@ -310,8 +310,9 @@ _I2N_VERBOSE = re.compile(
     r"\((?P<devid>[^)]*?)\s+-\s+(?P<partid>[^)]*?)\)\s*(?P<desc>.*?)\s*\bfw\s+(?P<fw>\S+)\s+"
     r"port\s+(?P<port>[0-9]+)\s+\((?P<pstate>[^)]*)\)\s+==>\s+(?P<netdev>\S*)\s*\((?P<state>[^)]*)\)\s*$"
 )
+# `| column -t` widens the gaps; an author's `# note` after the state is not the tool's
 _I2N_PLAIN = re.compile(
-    r"^\s*(?P<dev>\S+)\s+port\s+(?P<port>[0-9]+)\s+==>\s+(?P<netdev>\S+)\s+\((?P<state>[^)]*)\)\s*$"
+    r"^\s*(?P<dev>\S+)\s+port\s+(?P<port>[0-9]+)\s+==>\s+(?P<netdev>\S+)\s+\((?P<state>[^)]*)\)\s*(?:#.*)?$"
 )
 _I2N_OLD = re.compile(r"^\s*(?P<dev>\S+)\s+port\s+(?P<port>[0-9]+)\s+<===>\s+(?P<netdev>\S+)\s*$")
 
