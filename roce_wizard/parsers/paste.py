@@ -57,15 +57,15 @@ def clean(text: str) -> str:
 
 # a timestamp before everything else: kubectl/docker `--timestamps` (RFC 3339), Open MPI `--timestamp-output`
 _TIMESTAMP_RES = (
-    re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? "),
+    re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?: |$)"),
     re.compile(r"^\[?[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]?(?=\[|\s)\s?"),
 )
 # (name, regex with a `label` group, how the label reads)
 _LABEL_RES = (
     ("ompi-tag", re.compile(r"^\[(?:[^\]\s]*@)?(?:\d+),(?P<label>\d+)\]<std(?:out|err|diag)>: ?"), "rank {}"),
-    ("rank", re.compile(r"^\[(?P<label>\d+)\] "), "rank {}"),
-    ("srun", re.compile(r"^(?P<label>\d+): "), "rank {}"),
-    ("host", re.compile(r"^(?P<label>[A-Za-z][\w.-]*[\w]): "), "host {}"),
+    ("rank", re.compile(r"^\[(?P<label>\d+)\](?: |$)"), "rank {}"),
+    ("srun", re.compile(r"^(?P<label>\d+):(?: |$)"), "rank {}"),
+    ("host", re.compile(r"^(?P<label>[A-Za-z][\w.-]*[\w]):(?: |$)"), "host {}"),
 )
 
 

@@ -116,7 +116,8 @@ def read_paste(text: str) -> list[Reading]:
     if streams[0].label is not None:
         # a prefix that only looked like a launcher's (`Name: vmnic0` key lines) must not hide a tool's output
         whole = detect(cleaned)
-        if whole.kind != UNKNOWN and whole.score >= max(detect(s.text).score for s in streams):
+        best = max((detect(s.text) for s in streams), key=lambda d: d.score)
+        if whole.kind != UNKNOWN and (best.kind == UNKNOWN or whole.score > best.score):
             streams = [Stream(None, cleaned)]
     return [_read_stream(s) for s in streams]
 

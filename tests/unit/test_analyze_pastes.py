@@ -1,0 +1,209 @@
+"""`roce-wizard analyze --json` on real pastes (issue 13 classes 1, 2, 6; tests/data/pastes/README.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from roce_wizard.cli import app
+from tests.conftest import CORPUS, DATA, REPO
+
+PASTES = DATA / "pastes"
+runner = CliRunner()
+
+
+def analyze_json(*paths: Path) -> dict:
+    result = runner.invoke(app, ["analyze", "--json", *map(str, paths)])
+    return json.loads(result.stdout)
+
+
+def only(out: dict) -> dict:
+    (entry,) = out["files"]
+    return entry
+
+
+def part_kinds(entry: dict) -> list[str]:
+    return [p["kind"] for p in entry["facts"]["parts"]]
+
+
+def findings(entry: dict) -> dict[str, dict]:
+    return {f["check"]: f for f in entry["findings"]}
+
+
+# ------------------------------------------------------------------------- class 1: filtered (grep)
+
+
+def test_grep_filtered_vib_list_is_read_by_its_rows_and_missing_vibs_are_unknown():
+    entry = only(analyze_json(PASTES / "filtered/hyperflex-vib-list-grep-cis.txt"))
+    assert entry["kind"] == "esxi_vib_list"
+    vibs = entry["facts"]["vibs"]
+    assert [v["name"] for v in vibs] == ["scvmclient", "stHypervisorSvc", "vmware-esx-STFSNasPlugin", "ucs-tool-esxi"]
+    assert vibs[3] == {"name": "ucs-tool-esxi", "version": "1.1.0-1OEM", "vendor": "CIS",
+                       "acceptance": "PartnerSupported", "install_date": "2020-04-11"}
+    assert entry["facts"]["header"] is False and entry["facts"]["filtered"] is True
+    # the rows grep dropped are unknown: no "mft/nmst/nmlx5 not installed" failure on a filtered list
+    found = findings(entry)
+    assert found["RW201"]["status"] == "skip" and "could not tell" in found["RW201"]["summary"]
+    assert found["RW204"]["status"] == "skip" and "could not tell" in found["RW204"]["summary"]
+
+
+def test_ibdev2netdev_through_column_with_author_notes_is_read():
+    entry = only(analyze_json(PASTES / "filtered/imbue-ibdev2netdev-column-t-comments.txt"))
+    assert entry["kind"] == "ibdev2netdev"
+    links = entry["facts"]["links"]
+    assert len(links) == 12
+    assert {"dev": "mlx5_1", "port": 1, "netdev": "enp27s0f0np0", "state": "Up"} in links
+
+
+def test_dmesg_grep_is_dmesg_and_says_it_was_filtered():
+    entry = only(analyze_json(PASTES / "filtered/synology-dmesg-grep-mlx5.txt"))
+    assert entry["kind"] == "linux_dmesg" and entry["facts"]["lines"] == 6 and entry["facts"]["filtered"] is True
+
+
+def test_grep_of_ethtool_counters_is_ethtool_stats():
+    entry = only(analyze_json(PASTES / "filtered/xsos-ethtool-S-grep-pause.txt"))
+    assert entry["kind"] == "ethtool_stats"
+    assert entry["facts"]["counters"] == {"rx_pause_frames": 95331, "rx_constant_pause_events": 0,
+                                          "tx_pause_frames": 0}
+
+
+@pytest.mark.parametrize("sample, kind", [
+    ("ethtool_stats/byteps-179-prio-all-on-prio0.txt", "ethtool_stats"),
+    ("ethtool_stats/mlx5-pause-grep-global-pause-all-zero.txt", "ethtool_stats"),
+    ("mlxconfig_query/cx6-egrep-roce-cc-lldp-dcbx-off-9-space-indent.txt", "mlxconfig_query"),
+])
+def test_filtered_corpus_samples_keep_their_kind(sample, kind):
+    entry = only(analyze_json(CORPUS / sample))
+    assert entry["kind"] == kind and entry["facts"]
+
+
+# ------------------------------------------------------------------------- class 6: terminal residue
+
+
+def test_quoted_esxcli_nic_list_after_a_hash_prompt_is_read():
+    entry = only(analyze_json(PASTES / "terminal/aquantia-esxcli-nic-list-hash-prompt-quoted.txt"))
+    assert entry["kind"] == "esxi_nic_list"
+    assert [(n["name"], n["driver"], n["mtu"]) for n in entry["facts"]["nics"]] == [
+        ("vmnic0", "ne1000", 9000), ("vmnic1", "igbn", 9000)]
+
+
+@pytest.mark.parametrize("sample, hca, mtu", [
+    ("terminal/rxe-ibv_devinfo-root-prompt-trailing-space.txt", "rxe0", 1024),
+    ("terminal/azhpc-ibv_devinfo-bracket-prompt.txt", "rdmaP23800p0s2", 1024),
+])
+def test_ibv_devinfo_after_a_prompt_is_read(sample, hca, mtu):
+    entry = only(analyze_json(PASTES / sample))
+    assert entry["kind"] == "ibv_devinfo"
+    (dev,) = entry["facts"]["devices"]
+    assert dev["hca_id"] == hca and dev["ports"][0]["active_mtu"] == mtu
+    assert dev["ports"][0]["state"] == "PORT_ACTIVE"
+
+
+def test_mlxconfig_query_after_a_hash_prompt_is_read():
+    entry = only(analyze_json(PASTES / "terminal/xcpng-mlxconfig-query-hash-prompt-cx3.txt"))
+    assert entry["kind"] == "mlxconfig_query"
+    params = entry["facts"]["devices"][0]["params"]
+    assert params["SRIOV_EN"]["next_boot"] is True and params["NUM_OF_VFS"]["next_boot"] == 8
+
+
+def test_crlf_and_colours_give_the_same_facts(tmp_path):
+    real = PASTES / "terminal/xcpng-mlxconfig-query-hash-prompt-cx3.txt"
+    lines = real.read_text().split("\n")
+    # derived: a coloured prompt, `grep --color=always` marking the matches inside output lines, CRLF line
+    # ends and trailing spaces
+    lines[0] = f"\x1b[1;32m{lines[0]}\x1b[0m"
+    lines = [ln.replace("SRIOV_EN", "\x1b[01;31m\x1b[KSRIOV_EN\x1b[m\x1b[K").replace(
+        "NUM_OF_VFS", "\x1b[01;31m\x1b[KNUM_OF_VFS\x1b[m\x1b[K") for ln in lines]
+    noisy = tmp_path / "noisy.txt"
+    noisy.write_bytes(("\r\n".join(ln + "  " for ln in lines)).encode())
+    facts = only(analyze_json(noisy))["facts"]
+    assert facts == only(analyze_json(real))["facts"]
+    assert facts["devices"][0]["params"]["NUM_OF_VFS"]["next_boot"] == 8
+
+
+def test_a_pasted_session_is_split_per_command_and_judged_together():
+    entry = only(analyze_json(PASTES / "terminal/pve-session-lspci-ls-cat-sriov.txt"))
+    assert entry["kind"] == "session"
+    parts = entry["facts"]["parts"]
+    assert [p["command"] for p in parts] == ["lspci | grep VGA", "ls -l | grep vfs", "cat sriov_totalvfs",
+                                             "cat sriov_numvfs"]
+    assert part_kinds(entry) == ["lspci_list", "unknown", "sriov_numvfs", "sriov_numvfs"]
+    assert parts[0]["facts"]["devices"][0]["pci"] == "00:02.0"
+    assert parts[1]["facts"] is None  # `ls -l` is no tool we read: unknown, never guessed
+    assert (parts[2]["facts"]["value"], parts[2]["facts"]["attribute"]) == (7, "sriov_totalvfs")
+    assert (parts[3]["facts"]["value"], parts[3]["facts"]["attribute"]) == (0, "sriov_numvfs")
+    assert "RW103" in findings(entry)  # a check judged the session's sriov_numvfs part
+
+
+def test_session_with_output_before_the_first_prompt():
+    entry = only(analyze_json(PASTES / "filtered/sriov-operator-ibdev2netdev-then-lspci-grep.txt"))
+    assert entry["kind"] == "session"
+    assert part_kinds(entry) == ["ibdev2netdev", "lspci_list"]
+    first, second = entry["facts"]["parts"]
+    assert first["command"] is None and len(first["facts"]["links"]) == 16
+    assert second["facts"]["filtered"] is True and len(second["facts"]["devices"]) == 8
+
+
+def test_session_of_three_commands_two_tools():
+    entry = only(analyze_json(PASTES / "terminal/clearcontainers-session-cat-sriov_totalvfs.txt"))
+    assert part_kinds(entry) == ["lspci_list", "sriov_numvfs", "sriov_numvfs"]
+    assert [p["facts"].get("value") for p in entry["facts"]["parts"][1:]] == [63, 63]
+
+
+def test_other_output_of_a_known_tool_is_not_taken_for_the_kind_it_resembles():
+    # `ethtool bond0` prints link settings (`Speed: 1000Mb/s` …), not `ethtool -S` counters: only the
+    # `dmesg | grep` part is read, and its line count holds the dmesg lines alone
+    entry = only(analyze_json(PASTES / "terminal/unraid-session-ethtool-then-dmesg-grep.txt"))
+    assert entry["kind"] == "linux_dmesg" and entry["facts"]["lines"] == 7
+
+
+# ------------------------------------------------------------------------- class 2: launchers
+
+
+def test_each_rank_of_a_tag_output_paste_is_its_own_entry():
+    out = analyze_json(PASTES / "launcher/prrte-output-tag-hostname-4-ranks.txt")
+    assert [f["source"] for f in out["files"]] == ["rank 0", "rank 2", "rank 1", "rank 3"]
+    assert {f["kind"] for f in out["files"]} == {"unknown"}  # `hostname` is no tool we read
+
+
+def test_pdsh_paste_of_two_hosts_is_judged_per_host(tmp_path):
+    # derived: two real ibv_devinfo outputs with pdsh's `host: ` prefix on every line
+    a = (PASTES / "terminal/azhpc-ibv_devinfo-bracket-prompt.txt").read_text().strip().split("\n")[1:]
+    b = (PASTES / "terminal/rxe-ibv_devinfo-root-prompt-trailing-space.txt").read_text().strip().split("\n")[1:]
+    f = tmp_path / "pdsh.txt"
+    f.write_text("\n".join(["$ pdsh -w node[01-02] ibv_devinfo", *(f"node01: {ln}" for ln in a),
+                            *(f"node02: {ln}" for ln in b)]) + "\n")
+    out = analyze_json(f)
+    assert [(e["source"], e["kind"]) for e in out["files"]] == [("host node01", "ibv_devinfo"),
+                                                                 ("host node02", "ibv_devinfo")]
+    assert [e["facts"]["devices"][0]["hca_id"] for e in out["files"]] == ["rdmaP23800p0s2", "rxe0"]
+
+
+def test_srun_l_ranks_with_kubectl_timestamps_are_stripped(tmp_path):
+    # derived: the real mlxconfig paste as `kubectl logs --timestamps` of `srun -l` would show it
+    body = (PASTES / "terminal/xcpng-mlxconfig-query-hash-prompt-cx3.txt").read_text().rstrip("\n").split("\n")
+    f = tmp_path / "srun.txt"
+    f.write_text("\n".join(f"2025-11-27T06:34:58.716909126Z 0: {ln}" for ln in body) + "\n")
+    (entry,) = analyze_json(f)["files"]
+    assert entry["source"] == "rank 0" and entry["kind"] == "mlxconfig_query"
+    assert entry["facts"]["devices"][0]["params"]["NUM_OF_VFS"]["next_boot"] == 8
+
+
+# ------------------------------------------------------------------------- the console script
+
+
+def test_console_script_analyze_json_on_a_session():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    exe = Path(sys.executable).with_name("roce-wizard")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "roce_wizard.cli"]
+    done = subprocess.run([*cmd, "analyze", "--json", str(PASTES / "filtered/sriov-operator-ibdev2netdev-then-lspci-grep.txt")],
+                          capture_output=True, text=True, env=env, cwd=REPO, timeout=120, check=False)
+    entry = only(json.loads(done.stdout))
+    assert entry["kind"] == "session" and part_kinds(entry) == ["ibdev2netdev", "lspci_list"]
+    assert "Traceback" not in done.stderr
