@@ -42,9 +42,10 @@ class AnalyzedFile:
 
     def judged(self) -> list[tuple[str, dict[str, Any], str]]:
         """(kind, facts, raw) this file gives the checks: a session gives each part it could read."""
+        # `partial` facts (a filtered output whose lines cannot be tied to a device) are shown, never judged
         if self.kind == SESSION:
-            return [(p.kind, p.facts, p.text) for p in self.parts if p.facts is not None]
-        return [(self.kind, self.facts, self.raw)] if self.facts is not None else []
+            return [(p.kind, p.facts, p.text) for p in self.parts if p.facts is not None and not p.facts.get("partial")]
+        return [(self.kind, self.facts, self.raw)] if self.facts is not None and not self.facts.get("partial") else []
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -207,3 +208,84 @@ def test_console_script_analyze_json_on_a_session():
     entry = only(json.loads(done.stdout))
     assert entry["kind"] == "session" and part_kinds(entry) == ["ibdev2netdev", "lspci_list"]
     assert "Traceback" not in done.stderr
+
+
+# ------------------------------------------------------------------------- class 1 in every parser
+# derived, exactly: a grep keeps the matching lines of a real output, so the filtered paste is those lines
+# (with the echoed `$ command | grep …` on top, as people paste it); the facts read from it must be the
+# full output's facts for those rows — nothing guessed for the rows grep dropped
+
+
+def grep_paste(tmp_path: Path, sample: str, command: str, pattern: str, prompt: bool = True) -> Path:
+    text = (CORPUS / sample).read_text()
+    kept = [ln for ln in text.split("\n")[3:] if re.search(pattern, ln) and not ln.lstrip().startswith(("$", "#"))
+            and "@" not in ln[:30]]
+    f = tmp_path / "grep.txt"
+    f.write_text("\n".join(([f"$ {command}"] if prompt else []) + kept) + "\n")
+    return f
+
+
+def full_facts(sample: str) -> dict:
+    return only(analyze_json(CORPUS / sample))["facts"]
+
+
+def test_nic_list_grep_vmnic_rows_equal_the_full_lists_rows(tmp_path):
+    sample = "esxi_nic_list/dell-asm-spec-cx4lx-mtu-mismatch-vusb.txt"
+    entry = only(analyze_json(grep_paste(tmp_path, sample, "esxcli network nic list | grep vmnic", r"vmnic")))
+    assert entry["kind"] == "esxi_nic_list" and entry["facts"]["header"] is False
+    full = [n for n in full_facts(sample)["nics"] if n["name"].startswith("vmnic")]
+    assert entry["facts"]["nics"] == full and len(full) >= 4
+
+
+def test_vib_list_grep_mlx_rows_equal_the_full_lists_rows(tmp_path):
+    sample = "esxi_vib_list/dell-esxi702-full-list-mel-async-nmlx5.txt"
+    entry = only(analyze_json(grep_paste(tmp_path, sample, "esxcli software vib list | grep -i mlx", r"(?i)mlx")))
+    assert entry["kind"] == "esxi_vib_list"
+    full = [v for v in full_facts(sample)["vibs"] if "mlx" in v["name"].lower()]
+    assert entry["facts"]["vibs"] == full and full
+    found = findings(entry)
+    assert found["RW204"]["status"] != "skip"  # nmlx5-core is among the rows: judged as on the full list
+    assert "could not tell" in found["RW201"]["summary"]  # mft/nmst are not: unknown
+
+
+@pytest.mark.parametrize("sample, command, pattern, kind, key", [
+    ("mlxconfig_query/cx4lx-mcx4121a-full-next-boot-trailing-pad.txt",
+     "mlxconfig -d /dev/mst/mt4117_pciconf0 q | grep -E 'SRIOV|NUM_OF_VFS|LINK_TYPE'", r"SRIOV|NUM_OF_VFS|LINK_TYPE",
+     "mlxconfig_query", lambda f: f["devices"][0]["params"]),
+    ("ethtool_stats/byteps-179-prio-all-on-prio0.txt", "ethtool -S enp178s0f0 | grep prio3", r"prio3",
+     "ethtool_stats", lambda f: f["counters"]),
+    ("show_gids/husky-tab-separated.txt", "show_gids | grep v2", r"v2", "show_gids", lambda f: f["gids"]),
+    ("ibdev2netdev/eth4-eth5-ib2-mixed-legacy-names.txt", "ibdev2netdev | grep Up", r"Up", "ibdev2netdev",
+     lambda f: f["links"]),
+])
+def test_grep_of_a_real_output_gives_that_outputs_facts_for_the_kept_rows(tmp_path, sample, command, pattern,
+                                                                          kind, key):
+    entry = only(analyze_json(grep_paste(tmp_path, sample, command, pattern)))
+    assert entry["kind"] == kind and entry["facts"]["filtered"] is True
+    got, full = key(entry["facts"]), key(full_facts(sample))
+    if isinstance(got, dict):
+        assert got and got == {k: v for k, v in full.items() if re.search(pattern, k)}
+    else:
+        assert got and all(row in full for row in got)
+
+
+def test_ibv_devinfo_grep_state_mtu_is_read_but_its_device_is_unknown(tmp_path):
+    sample = "ibv_devinfo/rxe-soft-roce-verbose-gid-compressed.txt"
+    entry = only(analyze_json(grep_paste(tmp_path, sample, "ibv_devinfo | grep -E 'state|mtu'", r"state|mtu")))
+    assert entry["kind"] == "ibv_devinfo"
+    facts = entry["facts"]
+    assert facts["devices"] == [] and facts["partial"] is True
+    (port,) = facts["ports_unattributed"]
+    assert (port["port"], port["state"], port["max_mtu"], port["active_mtu"]) == (None, "PORT_ACTIVE", 4096, 1024)
+    assert entry["findings"] == []  # no device to tie the port to: nothing judged, no "no RDMA device" failure
+    # without the echoed command, lone `state:` lines are not recognisable as ibv_devinfo: unknown
+    bare = only(analyze_json(grep_paste(tmp_path, sample, "", r"state|mtu", prompt=False)))
+    assert bare["kind"] == "unknown"
+
+
+def test_pause_params_rows_without_their_header_stay_unknown(tmp_path):
+    # which boolean column is RX and which TX is only in the header: never guessed from position
+    sample = "esxi_pauseparams/esxi80-cx5-vs-esxi70-x710.txt"
+    entry = only(analyze_json(grep_paste(tmp_path, sample, "esxcli network nic pauseParams list | grep vmnic",
+                                         r"^vmnic")))
+    assert entry["kind"] == "unknown" and entry["facts"] is None
