@@ -289,3 +289,20 @@ def test_pause_params_rows_without_their_header_stay_unknown(tmp_path):
     entry = only(analyze_json(grep_paste(tmp_path, sample, "esxcli network nic pauseParams list | grep vmnic",
                                          r"^vmnic")))
     assert entry["kind"] == "unknown" and entry["facts"] is None
+
+
+def test_human_output_names_each_sessions_command_and_each_rank(tmp_path):
+    result = runner.invoke(app, ["analyze", str(PASTES / "terminal/pve-session-lspci-ls-cat-sriov.txt"),
+                                 str(PASTES / "launcher/prrte-output-tag-hostname-4-ranks.txt")])
+    assert "$ lspci | grep VGA  lspci_list" in result.stdout
+    assert "$ cat sriov_totalvfs  sriov_numvfs" in result.stdout
+    assert "prrte-output-tag-hostname-4-ranks.txt (rank 2)  unknown" in result.stdout
+
+
+def test_a_pasted_command_is_printed_as_text_never_as_markup(tmp_path):
+    f = tmp_path / "s.txt"
+    f.write_text("$ lspci | grep '[bold red]Mellanox[/]'\n"
+                 "0c:00.0 Infiniband controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n"
+                 "$ cat /sys/class/net/ens1/device/sriov_numvfs\n8\n")
+    result = runner.invoke(app, ["analyze", str(f)])
+    assert "$ lspci | grep '[bold red]Mellanox[/]'  lspci_list" in result.stdout
