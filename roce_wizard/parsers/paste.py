@@ -236,6 +236,9 @@ _HINTS: tuple[tuple[str, str], ...] = (
     (r"ib_(?:write|read|send|atomic)_(?:bw|lat)", "perftest"),
     (r"osu_\w+", "osu"),
 )
+# tools whose outputs the hints cover, so a command of theirs the hints do not name printed something else
+# (`ethtool IF` settings, `ethtool -i` driver info, `ethtool -k` offloads)
+_OTHER_OUTPUTS_KNOWN = frozenset({"ethtool"})
 _FILTERS = ("grep", "egrep", "fgrep", "head", "tail", "less", "more", "cat", "column", "sort")
 
 
@@ -266,6 +269,7 @@ def hint_kind(command: str | None) -> str | None:
         return None
     first = " ".join(stages[0].split())
     first = re.sub(r"^(?:sudo\s+)?(?:\S*/)?", "", first)
+    first = re.sub(r"\s--formatter[= ]\S+|\s--debug\b", "", first)  # esxcli's global options
     lowered = first.lower()
     for pattern, kind in _HINTS:
         if re.search(r"(?:^|\s|/)" + pattern, lowered if "pauseparams" in pattern else first):
@@ -280,8 +284,8 @@ def tool_kinds(command: str | None) -> frozenset[str]:
     if not command:
         return frozenset()
     tool = _first_word(_stages(command)[0])
-    if tool in _FILTERS or tool in ("ls", "cd", "echo", "sudo", "ssh", "pdsh", "clush", "srun", "mpirun"):
-        return frozenset()
+    if tool not in _OTHER_OUTPUTS_KNOWN:
+        return frozenset()  # a tool whose every output the hints may not know: no ruling out
     return frozenset(kind for pattern, kind in _HINTS if _pattern_tool(pattern) == tool)
 
 

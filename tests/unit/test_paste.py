@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from roce_wizard.parsers import PARSERS, ParseError
+from roce_wizard.parsers.detect import UNKNOWN, detect, strip_annotations
 from roce_wizard.parsers.paste import clean, commands, filtered, hint_kind, prompt_split, strip_launchers
+from roce_wizard.parsers.session import read_paste
 from tests.conftest import DATA, corpus_text
 
 PASTES = DATA / "pastes"
@@ -152,3 +155,30 @@ def test_a_filter_in_the_pipeline_marks_the_output_as_filtered():
     assert filtered("esxcli software vib list | grep -i mlx")
     assert filtered('mlxconfig q | egrep "A|B"')
     assert not filtered("esxcli software vib list") and not filtered("ibdev2netdev | column -t")
+
+
+# ------------------------------------------------------------------------------ nothing read before is lost
+
+# real samples that are whole sessions of two tools: read as `session` now (the folder's kind is a part)
+TWO_TOOL_SESSIONS = {"cx4-pve-bridge-member-8-vfs-zero-mac-query-rss.txt", "mlx5-bond0-single-line-resp-cqe-errors.txt"}
+EVERY_SAMPLE = sorted(str(p.relative_to(DATA)) for d in ("corpus", "parser_seeds") for p in (DATA / d).glob("*/*.*")
+                      if p.suffix in (".txt", ".json"))
+
+
+@pytest.mark.parametrize("sample", EVERY_SAMPLE)
+def test_every_real_sample_reads_as_before_or_as_a_session_of_its_tools(sample):
+    text = strip_annotations((DATA / sample).read_text(encoding="utf-8", errors="replace"))
+    kind = detect(text).kind
+    (reading,) = read_paste(text)
+    if (DATA / sample).name in TWO_TOOL_SESSIONS:
+        assert reading.kind == "session" and kind in [p.kind for p in reading.parts]
+        return
+    assert reading.kind == kind
+    if kind == UNKNOWN:
+        return
+    try:
+        before = PARSERS[kind].parse(text)
+    except ParseError:
+        return
+    after = {k: v for k, v in (reading.facts or {}).items() if k != "filtered"}
+    assert after == before
