@@ -306,3 +306,36 @@ def test_a_pasted_command_is_printed_as_text_never_as_markup(tmp_path):
                  "$ cat /sys/class/net/ens1/device/sriov_numvfs\n8\n")
     result = runner.invoke(app, ["analyze", str(f)])
     assert "$ lspci | grep '[bold red]Mellanox[/]'  lspci_list" in result.stdout
+
+
+# ------------------------------------------------------------------------- one machine vs two machines
+
+QUERY = CORPUS / "mlxconfig_query/hpe-slingshot-cx5-3col-star-marker-elided.txt"  # a real `mlxconfig -e query`
+MODULE = "nmlx5_core enabled = 1 options = 'pfctx=0x08 pfcrx=0x08 trust_state=2 max_vfs=0,0,8,7 ecn=1'"
+
+
+def query_lines() -> list[str]:
+    return QUERY.read_text().rstrip("\n").split("\n")[3:]  # the corpus's three annotation lines off
+
+
+def test_a_session_is_judged_as_one_machine(tmp_path):
+    # derived: the real query and the module parameters typed one after the other on one ESXi host
+    f = tmp_path / "session.txt"
+    f.write_text("\n".join(["[root@esx-01:~] /opt/mellanox/bin/mlxconfig -e -d mt4119_pciconf0 query",
+                            *query_lines(), "[root@esx-01:~] esxcfg-module -g nmlx5_core", MODULE,
+                            "[root@esx-01:~] "]) + "\n")
+    entry = only(analyze_json(f))
+    assert entry["kind"] == "session" and part_kinds(entry) == ["mlxconfig_query", "esxi_module_params"]
+    assert "RW208" in findings(entry)  # NUM_OF_VFS against max_vfs: needs both parts, judged together
+
+
+def test_two_hosts_of_a_pdsh_paste_are_never_joined(tmp_path):
+    # derived: the same two outputs, but printed by two hosts through pdsh
+    f = tmp_path / "pdsh.txt"
+    f.write_text("\n".join(["$ pdsh -w esx-[01-02] 'mlxconfig -e query; esxcfg-module -g nmlx5_core'",
+                            *(f"esx-01: {ln}" for ln in query_lines()), f"esx-02: {MODULE}"]) + "\n")
+    out = analyze_json(f)
+    assert [(e["source"], e["kind"]) for e in out["files"]] == [("host esx-01", "mlxconfig_query"),
+                                                                 ("host esx-02", "esxi_module_params")]
+    assert all("RW208" not in findings(e) for e in out["files"])  # esx-01's VFs never meet esx-02's max_vfs
+    assert "RW205" in findings(out["files"][0]) and "RW209" in findings(out["files"][1])  # each judged alone
