@@ -69,6 +69,9 @@ _LABEL_RES = (
 )
 
 
+_IP_ONELINE_RE = re.compile(r"^[\w@.-]+(?::? <|\s+inet6?\s)")
+
+
 def _strip_timestamps(lines: list[str]) -> list[str] | None:
     body = [ln for ln in lines if ln.strip()]
     for rx in _TIMESTAMP_RES:
@@ -94,8 +97,8 @@ def _labelled(lines: list[str]) -> tuple[str, list[tuple[str, str]]] | None:
             if not (all(n >= 2 for n in counts.values()) and len(counts) < len(labels)) and \
                     not all(re.search(r"\d", lb) for lb in counts):
                 continue
-        if style == "srun" and len(set(labels)) == len(labels) and len(labels) > 2:
-            continue  # `1: lo: <LOOPBACK>`, `2: eth0: …` — numbered records (ip link), not ranks
+        if style == "srun" and all(_IP_ONELINE_RE.match(ln[m.end():]) for m, ln in zip(matches, body)):
+            continue  # `ip -o link` / `ip -o addr`: `1: lo: <LOOPBACK…>`, `2: eth0    inet …` — not ranks
         return style, [(fmt.format(m.group("label")), ln[m.end():]) for m, ln in zip(matches, body)]
     return None
 

@@ -131,6 +131,19 @@ def test_key_value_and_numbered_outputs_are_not_taken_for_launcher_prefixes(samp
     assert stream.label is None
 
 
+def test_srun_l_ranks_printing_one_line_each_are_ranks_but_ip_oneline_records_are_not():
+    # the shapes `srun -l ofed_info -s` and `ip -o link` / `ip -o addr` print (one record per line, `N: ` first)
+    ranks = strip_launchers("0: MLNX_OFED_LINUX-5.8-1.0.1.1:\n1: MLNX_OFED_LINUX-5.8-1.0.1.1:\n"
+                            "2: MLNX_OFED_LINUX-5.4-3.6.8.1:")
+    assert [(s.label, s.text) for s in ranks] == [("rank 0", "MLNX_OFED_LINUX-5.8-1.0.1.1:"),
+                                                  ("rank 1", "MLNX_OFED_LINUX-5.8-1.0.1.1:"),
+                                                  ("rank 2", "MLNX_OFED_LINUX-5.4-3.6.8.1:")]
+    links = "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue\n2: ens1f0np0: <BROADCAST,MULTICAST,UP> mtu 9000"
+    addrs = "1: lo    inet 127.0.0.1/8 scope host lo\n2: ens1f0np0    inet 10.0.0.2/24 scope global ens1f0np0"
+    assert [s.label for s in strip_launchers(links)] == [None]
+    assert [s.label for s in strip_launchers(addrs)] == [None]
+
+
 # ------------------------------------------------------------------------------------------- hints
 
 
