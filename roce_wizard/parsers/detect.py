@@ -58,9 +58,10 @@ def _has_content(facts: object) -> bool:
 
 
 def identify(text: str, hint: str | None = None) -> Detection:
-    """`detect`, told what the echoed command named (`paste.hint_kind`). The command wins when its tool's
-    sniffer recognises the text at all, or when nothing else does and its parser reads something — a
-    grep-filtered output has no header for the sniffers, but `esxcli software vib list | grep` says what it is."""
+    """`detect`, told what the echoed command named (`paste.hint_kind`). With a hint the kind is the hint or
+    unknown, never a third tool's: the hint holds when its sniffer recognises the text at all, or its parser
+    reads something from it (a grep-filtered output has no header for the sniffers, but `esxcli software vib
+    list | grep` says what it is); `ibstat | grep Rate` lines that look like `ethtool -S` counters are not."""
     found = detect(text)
     if hint is None or hint not in PARSERS or found.kind == hint:
         return found
@@ -71,11 +72,10 @@ def identify(text: str, hint: str | None = None) -> Detection:
         score = 0
     if score > 0:
         return Detection(hint, score, found.kind if found.kind != UNKNOWN else None, found.score)
-    if found.kind == UNKNOWN:
-        try:
-            facts = parser.parse(text)
-        except Exception:  # ParseError or a parser's own bug: the hint does not hold
-            return found
-        if _has_content(facts):
-            return Detection(hint, 1)
-    return found
+    try:
+        facts = parser.parse(text)
+    except Exception:  # ParseError or a parser's own bug: the hint does not hold
+        facts = None
+    if _has_content(facts):
+        return Detection(hint, 1, found.kind if found.kind != UNKNOWN else None, found.score)
+    return Detection(UNKNOWN, 0, found.kind if found.kind != UNKNOWN else None, found.score)

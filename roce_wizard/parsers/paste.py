@@ -223,7 +223,7 @@ _HINTS: tuple[tuple[str, str], ...] = (
     (r"show_gids", "show_gids"),
     (r"ibdev2netdev", "ibdev2netdev"),
     (r"rdma link", "rdma_link"),
-    (r"rdma stat", "rdma_statistic"),
+    (r"rdma stat(?:istic)?", "rdma_statistic"),
     (r"ibstatus", "ibstatus"),
     (r"ibstat", "ibstat"),
     (r"cma_roce_mode", "cma_roce_mode"),
@@ -242,6 +242,8 @@ _HINTS: tuple[tuple[str, str], ...] = (
 # tools whose outputs the hints cover, so a command of theirs the hints do not name printed something else
 # (`ethtool IF` settings, `ethtool -i` driver info, `ethtool -k` offloads)
 _OTHER_OUTPUTS_KNOWN = frozenset({"ethtool"})
+_LAUNCHERS = frozenset({"mpirun", "mpiexec", "srun", "pdsh", "clush", "ssh", "timeout", "numactl", "taskset",
+                        "nohup", "watch", "kubectl", "docker", "podman", "prterun"})
 _FILTERS = ("grep", "egrep", "fgrep", "head", "tail", "less", "more", "cat", "column", "sort")
 
 
@@ -265,17 +267,25 @@ def _stages(command: str) -> list[str]:
 def hint_kind(command: str | None) -> str | None:
     """The kind an echoed command names, e.g. `esxcli software vib list | grep -i mlx` -> esxi_vib_list;
     None when the command is not one we know or a pipeline stage rewrites its lines (`| awk`, `| wc -l`)."""
-    if not command:
-        return None
+    if not command or re.search(r";|&&|\|\|", command):
+        return None  # several commands (`a; b`, also inside pdsh's quotes): which printed what is not said
     stages = _stages(command)
     if any(_first_word(s) not in _FILTERS for s in stages[1:]):
         return None
-    first = " ".join(stages[0].split())
-    first = re.sub(r"^(?:sudo\s+)?(?:\S*/)?", "", first)
-    first = re.sub(r"\s--formatter[= ]\S+|\s--debug\b", "", first)  # esxcli's global options
-    lowered = first.lower()
+    words = stages[0].split()
+    while words and (words[0] in ("sudo", "time", "env", "exec") or ("=" in words[0] and words[0][0] != "-")):
+        words.pop(0)
+    if not words:
+        return None
+    program = words[0].rsplit("/", 1)[-1]
+    line = " ".join([program, *words[1:]])
+    line = re.sub(r"\s--formatter[= ]\S+|\s--debug\b", "", line)  # esxcli's global options
     for pattern, kind in _HINTS:
-        if re.search(r"(?:^|\s|/)" + pattern, lowered if "pauseparams" in pattern else first):
+        subject = line.lower() if "pauseparams" in pattern else line
+        if program in _LAUNCHERS:  # `mpirun -np 2 ./osu_bw`, `pdsh -w n[1-2] ibv_devinfo`: the tool is further on
+            if re.search(r"(?:\s|/)(?:" + pattern + ")", subject):
+                return kind
+        elif re.match(r"(?:" + pattern + r")(?:\s|$|\b)", subject):
             return kind
     return None
 

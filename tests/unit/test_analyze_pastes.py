@@ -283,6 +283,15 @@ def test_ibv_devinfo_grep_state_mtu_is_read_but_its_device_is_unknown(tmp_path):
     assert bare["kind"] == "unknown"
 
 
+def test_the_echoed_command_keeps_a_filtered_output_from_passing_for_another_tool(tmp_path):
+    # `ibstat | grep -E 'State|Rate'` lines (`Rate: 25`) look like `ethtool -S` counters: with the command
+    # saying ibstat they are ibstat or unknown, never ethtool_stats
+    sample = "ibstat/cx4lx-mt4117-25g-ethernet-tabs.txt"
+    entry = only(analyze_json(grep_paste(tmp_path, sample, "ibstat mlx5_0 | grep -E 'State|Rate|Link layer'",
+                                         r"State|Rate|Link layer")))
+    assert entry["kind"] in ("ibstat", "unknown") and entry["kind"] != "ethtool_stats"
+
+
 def test_pause_params_rows_without_their_header_stay_unknown(tmp_path):
     # which boolean column is RX and which TX is only in the header: never guessed from position
     sample = "esxi_pauseparams/esxi80-cx5-vs-esxi70-x710.txt"

@@ -158,6 +158,10 @@ def test_srun_l_ranks_printing_one_line_each_are_ranks_but_ip_oneline_records_ar
     ("ethtool -S eth0 | grep prio3", "ethtool_stats"),
     ("ethtool bond0", None),         # link settings: not a kind roce-wizard reads
     ("lspci | wc -l", None),          # a count, not lspci's lines
+    ("cat /tmp/ibstat-notes.txt", None),  # the tool's name inside an argument names nothing
+    ("mpirun -np 2 --host a,b ./osu_bw", "osu"),  # through a launcher: the program further on
+    ("pdsh -w esx-[01-02] 'mlxconfig -e query; esxcfg-module -g nmlx5_core'", None),  # two commands
+    ("esxcli --formatter=csv network nic list", "esxi_nic_list"),
     ("dmesg | awk '{print $2}'", None),
 ])
 def test_the_echoed_command_names_the_kind(command, kind):
