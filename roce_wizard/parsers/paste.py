@@ -233,7 +233,7 @@ _HINTS: tuple[tuple[str, str], ...] = (
     (r"ethtool (?:-S|--statistics)", "ethtool_stats"),
     (r"mlnx_qos", "mlnx_qos"),
     (r"dmesg", "linux_dmesg"),
-    (r"lspci\b.*-vvv?", "lspci_vvv"),
+    (r"lspci\b.*\s-[a-zA-Z]*v", "lspci_vvv"),  # -v, -vv, -vvv, -nnvv: the verbose layout
     (r"lspci", "lspci_list"),
     (r"cat \S*sriov_(?:num|total)vfs", "sriov_numvfs"),
     (r"ib_(?:write|read|send|atomic)_(?:bw|lat)", "perftest"),
