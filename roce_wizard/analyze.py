@@ -18,11 +18,12 @@ from roce_wizard.engine import analyzable, evaluate_check
 from roce_wizard.model import Facts, Finding, LoadedCheck, Policy, Status
 from roce_wizard.parsers import PARSERS, ParseError
 from roce_wizard.parsers.base import parser_bug
-from roce_wizard.parsers.detect import UNKNOWN, detect, strip_annotations
+from roce_wizard.parsers.detect import UNKNOWN, strip_annotations
+from roce_wizard.parsers.session import SESSION, Part, Reading, read_paste
 from roce_wizard.probes import PROBES
 from roce_wizard.untrusted import MAX_FILE_BYTES, InputError, check_argument, extract_archive, read_bounded
 
-__all__ = ["InputError", "analyze_paths", "exit_code_of", "judge_group", "read_one"]
+__all__ = ["InputError", "analyze_paths", "exit_code_of", "judge_group", "read_all", "read_one"]
 
 BUNDLE_MANIFEST = "bundle.json"  # what marks a support bundle's top directory (roce_wizard.bundle.MANIFEST)
 MAX_BYTES = MAX_FILE_BYTES  # a pasted output larger than this is not a tool output we read
@@ -37,10 +38,20 @@ class AnalyzedFile:
     raw: str = ""
     error: str | None = None
     findings: list[Finding] = field(default_factory=list)
+    source: str | None = None  # the rank or host a launcher prefix named (`node01: `, `[1,0]<stdout>:`)
+    parts: list[Part] = field(default_factory=list)  # a `session`'s commands, judged as one machine's outputs
+
+    def judged(self) -> list[tuple[str, dict[str, Any], str]]:
+        """(kind, facts, raw) this file gives the checks: a session gives each part it could read."""
+        # `partial` facts (a filtered output whose lines cannot be tied to a device) are shown, never judged
+        if self.kind == SESSION:
+            return [(p.kind, p.facts, p.text) for p in self.parts if p.facts is not None and not p.facts.get("partial")]
+        return [(self.kind, self.facts, self.raw)] if self.facts is not None and not self.facts.get("partial") else []
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "path": self.path,
+            **({"source": self.source} if self.source else {}),
             "kind": self.kind,
             "facts": self.facts,
             "error": self.error,
@@ -74,19 +85,31 @@ def _iter_files(paths: Iterable[Path], tmp: Path) -> Iterable[tuple[Path, str]]:
 
 
 def read_one(path: Path, group: str) -> AnalyzedFile:
+    """The file's first reading (a run record or a one-machine paste has exactly one)."""
+    return read_all(path, group)[0]
+
+
+def read_all(path: Path, group: str) -> list[AnalyzedFile]:
+    """One AnalyzedFile per machine the file speaks for: a pdsh/srun paste of two hosts or ranks gives two,
+    each in a group of its own (its facts are never joined with another host's)."""
     try:  # regular files only (a FIFO is never waited on), at most MAX_BYTES of it
         text = read_bounded(path, MAX_BYTES).decode("utf-8", errors="replace")
     except InputError as exc:  # TooLarge says where reading stopped
-        return AnalyzedFile(str(path), UNKNOWN, None, group, error=str(exc).removeprefix(f"{path}: "))
+        return [AnalyzedFile(str(path), UNKNOWN, None, group, error=str(exc).removeprefix(f"{path}: "))]
     try:
         return _judge_text(path, group, text)
     except RecursionError:  # JSON (or any structure) nested deeper than a parser can walk
-        return AnalyzedFile(str(path), UNKNOWN, None, group,
-                            error="nested too deeply to read (thousands of levels): not a tool output roce-wizard "
-                                  "reads")
+        return [AnalyzedFile(str(path), UNKNOWN, None, group,
+                             error="nested too deeply to read (thousands of levels): not a tool output roce-wizard "
+                                   "reads")]
 
 
-def _judge_text(path: Path, group: str, text: str) -> AnalyzedFile:
+def _from_reading(path: Path, group: str, r: Reading) -> AnalyzedFile:
+    return AnalyzedFile(str(path), r.kind, r.facts, group if r.label is None else f"{group} [{r.label}]",
+                        raw=r.text, error=r.error, source=r.label, parts=r.parts)
+
+
+def _judge_text(path: Path, group: str, text: str) -> list[AnalyzedFile]:
     kind = None
     if path.suffix == ".json":
         record = _run_record(text)
@@ -95,17 +118,15 @@ def _judge_text(path: Path, group: str, text: str) -> AnalyzedFile:
             text = record
             kind = PROBES[probe].parser if probe in PROBES else None
     text = strip_annotations(text)
-    if kind is None:
-        kind = detect(text).kind
-    if kind == UNKNOWN:
-        return AnalyzedFile(str(path), UNKNOWN, None, group, raw=text)
+    if kind is None:  # a pasted text: terminal residue, launcher prefixes and prompts are read by read_paste
+        return [_from_reading(path, group, r) for r in read_paste(text)]
     try:
         facts = PARSERS[kind].parse(text)
     except ParseError as exc:
-        return AnalyzedFile(str(path), kind, None, group, raw=text, error=str(exc))
+        return [AnalyzedFile(str(path), kind, None, group, raw=text, error=str(exc))]
     except Exception as exc:  # a parser's own bug: this file is unreadable, the other files are still judged
-        return AnalyzedFile(str(path), kind, None, group, raw=text, error=parser_bug(exc, PARSERS[kind].parse))
-    return AnalyzedFile(str(path), kind, facts, group, raw=text)
+        return [AnalyzedFile(str(path), kind, None, group, raw=text, error=parser_bug(exc, PARSERS[kind].parse))]
+    return [AnalyzedFile(str(path), kind, facts, group, raw=text)]
 
 
 def _run_record(text: str) -> str | None:
@@ -124,7 +145,7 @@ def analyze_paths(paths: Iterable[str | Path], checks: dict[str, LoadedCheck], p
     for p in paths:
         check_argument(Path(p))
     with tempfile.TemporaryDirectory(prefix="roce-wizard-analyze-") as tmp:
-        files = [read_one(f, group) for f, group in _iter_files([Path(p) for p in paths], Path(tmp))]
+        files = [a for f, group in _iter_files([Path(p) for p in paths], Path(tmp)) for a in read_all(f, group)]
     groups: dict[str, list[AnalyzedFile]] = {}
     for f in files:
         groups.setdefault(f.group, []).append(f)
@@ -139,12 +160,12 @@ def judge_group(members: list[AnalyzedFile], checks: dict[str, LoadedCheck], pol
     raw: dict[str, str] = {}
     owners: dict[str, list[AnalyzedFile]] = {}
     for f in members:
-        if f.facts is None:
-            continue
         # two files of one kind in a directory: the later one wins for judging, both keep their facts
-        data[f.kind] = f.facts
-        raw[f.kind] = f.raw
-        owners.setdefault(f.kind, []).append(f)
+        for kind, facts, text in f.judged():
+            data[kind] = facts
+            raw[kind] = text
+            if not any(o is f for o in owners.setdefault(kind, [])):
+                owners[kind].append(f)
     kinds = set(data)
     for check in checks.values():
         if not analyzable(check, kinds):
@@ -152,8 +173,10 @@ def judge_group(members: list[AnalyzedFile], checks: dict[str, LoadedCheck], pol
         findings = evaluate_check(check, Facts(data=dict(data), target=None, raw=raw), policy)
         findings = [f for f in findings if not (f.status is Status.SKIP and "not applicable" in f.summary)]
         used = [k for k in (*check.meta.probes, *check.meta.optional_probes) if k in kinds]
-        for kind in used:
-            for owner in owners[kind]:
+        filed: list[AnalyzedFile] = []  # a session holding two of the kinds gets the findings once
+        for owner in (o for kind in used for o in owners[kind]):
+            if not any(o is owner for o in filed):
+                filed.append(owner)
                 owner.findings.extend(findings)
 
 

@@ -380,9 +380,13 @@ def analyze(
         raise typer.Exit(code)
     console = Console()
     for f in files:
-        console.print(f"[bold]{escape(printable(f.path))}[/]  [cyan]{f.kind}[/]"
+        source = f" ({f.source})" if f.source else ""  # the rank or host a launcher prefix named
+        console.print(f"[bold]{escape(printable(f.path + source))}[/]  [cyan]{f.kind}[/]"
                       + (f"  [red]{escape(printable(f.error))}[/]" if f.error else ""),
                       highlight=False, soft_wrap=True)
+        for part in f.parts:  # a pasted session: what each command printed (commands are the paste's text)
+            console.print(f"    [dim]$ {escape(printable(part.command or '(output above the first prompt)'))}"
+                          f"  {part.kind}[/]", highlight=False, soft_wrap=True)
         if verbose and f.facts is not None:
             console.print_json(json.dumps(f.facts, default=str), ensure_ascii=True)  # \u-escapes C1 controls too
         seen = set()

@@ -41,7 +41,7 @@ Fix safety
     then it lists the host for reboot.
 """
 
-from roce_wizard.checkkit import bad, excerpt, failing, find_vib, good, safe_datastore
+from roce_wizard.checkkit import bad, excerpt, failing, find_vib, good, safe_datastore, skip
 from roce_wizard.model import (
     Check,
     Facts,
@@ -81,6 +81,11 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     observed = {name: (vib.get("version") if vib is not None else None) for name, vib in vibs.items()}
     missing = [name for name, vib in vibs.items() if vib is None]
     expected = "VIBs mft and nmst installed (vendor MEL / Mellanox / NVIDIA)"
+    if missing and facts.need("esxi_vib_list").get("header") is False:
+        # a grep-filtered list (no header): a VIB not among the pasted rows may still be installed
+        verb = "are" if len(missing) > 1 else "is"
+        return [skip(CHECK, facts, f"could not tell whether {' and '.join(missing)} {verb} installed: the VIB "
+                     "list was filtered (no header) and does not show it", observed=observed, expected=expected)]
     if missing:
         datastore = policy.vib_datastore.rstrip("/")
         fix = "\n".join(

@@ -23,7 +23,7 @@ Fix safety
     reboot (batched with MFT/NMST, RW201).
 """
 
-from roce_wizard.checkkit import bad, excerpt, failing, find_vib, good, safe_datastore, version_tuple
+from roce_wizard.checkkit import bad, excerpt, failing, find_vib, good, safe_datastore, skip, version_tuple
 from roce_wizard.model import (
     Check,
     Facts,
@@ -61,6 +61,10 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     fix = (f"esxcli software vib install -d {policy.vib_datastore.rstrip('/')}/Mellanox-nmlx5_*.zip"
            f"  # the nmlx5 offline bundle >= {minimum}; then reboot the host")
     ev = excerpt(raw, r"nmlx5", r"^\s*Name\s+Version", r"^AcceptanceLevel,")
+    if core is None and facts.need("esxi_vib_list").get("header") is False:
+        # a grep-filtered list (no header): nmlx5-core not among the pasted rows may still be installed
+        return [skip(CHECK, facts, "could not tell whether nmlx5-core is installed: the VIB list was filtered "
+                     "(no header) and does not show it", expected=expected)]
     if core is None:
         return [bad(CHECK, facts, "nmlx5-core VIB is not installed (no native ConnectX-4+ driver)",
                     observed=None, expected=expected, excerpt=ev, fix=fix)]

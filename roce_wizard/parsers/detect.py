@@ -50,3 +50,32 @@ def detect(text: str) -> Detection:
     best_score, best = scores[0]
     runner = scores[1] if len(scores) > 1 else (0, None)
     return Detection(best, best_score, runner[1], runner[0])
+
+
+def _has_content(facts: object) -> bool:
+    """Whether a parse read anything at all (an all-empty result of a lenient parser is not evidence)."""
+    return isinstance(facts, dict) and any(v not in (None, [], {}, "", 0) for v in facts.values())
+
+
+def identify(text: str, hint: str | None = None) -> Detection:
+    """`detect`, told what the echoed command named (`paste.hint_kind`). With a hint the kind is the hint or
+    unknown, never a third tool's: the hint holds when its sniffer recognises the text at all, or its parser
+    reads something from it (a grep-filtered output has no header for the sniffers, but `esxcli software vib
+    list | grep` says what it is); `ibstat | grep Rate` lines that look like `ethtool -S` counters are not."""
+    found = detect(text)
+    if hint is None or hint not in PARSERS or found.kind == hint:
+        return found
+    parser = PARSERS[hint]
+    try:
+        score = int(parser.sniff(text))
+    except Exception:  # a sniffer must never take detection down
+        score = 0
+    if score > 0:
+        return Detection(hint, score, found.kind if found.kind != UNKNOWN else None, found.score)
+    try:
+        facts = parser.parse(text)
+    except Exception:  # ParseError or a parser's own bug: the hint does not hold
+        facts = None
+    if _has_content(facts):
+        return Detection(hint, 1, found.kind if found.kind != UNKNOWN else None, found.score)
+    return Detection(UNKNOWN, 0, found.kind if found.kind != UNKNOWN else None, found.score)

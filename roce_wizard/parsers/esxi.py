@@ -247,17 +247,39 @@ def _nic_from_record(r: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def _grep_rows(text: str, row_re: re.Pattern[str]) -> tuple[list[re.Match[str]], int]:
+    """Rows of a table pasted without its header (`esxcli … | grep vmnic`): the matching lines, and how many
+    output lines there were (prompts, blanks and elisions left out)."""
+    body = [ln for ln in lines(text) if ln.strip() and not is_prompt(ln) and not is_elision(ln)]
+    return [m for m in (row_re.match(ln) for ln in body) if m], len(body)
+
+
+# `esxcli network nic list` row: name, PCI, driver, admin, link, speed, duplex, MAC, MTU, description
+_NIC_ROW_RE = re.compile(
+    r"^\s*(?P<name>\S+)\s+(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|Pseudo)\s+(?P<driver>\S+)\s+"
+    r"(?P<admin>Up|Down)\s+(?P<link>Up|Down)\s+(?P<speed>[0-9]+)\s+(?P<duplex>Full|Half)\s+"
+    r"(?P<mac>(?:[0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2})\s+(?P<mtu>[0-9]+)\s*(?P<description>.*?)\s*$"
+)
+
+
 def parse_esxi_nic_list(text: str) -> Facts:
     rows, found = _records(text, ("Name", "PCI Device", "Driver", "MAC Address", "MTU"))
     if not found:
-        raise ParseError("esxi_nic_list", "no `Name  PCI Device  Driver ... MTU` table (or csv) found")
+        matches, _ = _grep_rows(text, _NIC_ROW_RE)
+        if not matches:
+            raise ParseError("esxi_nic_list", "no `Name  PCI Device  Driver ... MTU` table (or csv) found")
+        # header-less (grep-filtered): the rows are read by their shape; NICs the filter dropped are unknown
+        return {"nics": [_nic_from_record({**m.groupdict(), "pcidevice": m["pci"], "linkstatus": m["link"],
+                                           "adminstatus": m["admin"], "macaddress": m["mac"]})
+                         for m in matches], "header": False}
     return {"nics": [_nic_from_record(r) for r in rows if r.get("name")]}
 
 
 def sniff_esxi_nic_list(text: str) -> int:
     if _has_header(text, ("Name", "PCI Device", "Driver", "Admin Status", "Link Status", "MAC Address")):
         return 90
-    return 0
+    matches, total = _grep_rows(text, _NIC_ROW_RE)
+    return round(60 * len(matches) / total) if matches else 0
 
 
 def parse_esxi_sriovnic_list(text: str) -> Facts:
@@ -320,10 +342,23 @@ def sniff_esxi_esxcfg_nics(text: str) -> int:
 # esxcli software vib list / install
 
 
+# `esxcli software vib list` row: the acceptance level is a closed set, which makes a header-less row
+# recognisable; ESXi 8 adds a Platforms column after the install date
+_VIB_ROW_RE = re.compile(
+    r"^\s*(?P<name>\S+)\s+(?P<version>\S+)\s+(?P<vendor>\S+)\s+"
+    r"(?P<acceptancelevel>VMwareCertified|VMwareAccepted|PartnerSupported|CommunitySupported)"
+    r"(?:\s+(?P<installdate>[0-9]{4}-[0-9]{2}-[0-9]{2}))?(?:\s+(?P<platforms>\S+))?\s*$"
+)
+
+
 def parse_esxi_vib_list(text: str) -> Facts:
     rows, found = _records(text, ("Name", "Version", "Vendor"))
     if not found:
-        raise ParseError("esxi_vib_list", "no `Name  Version  Vendor  Acceptance Level` table (or csv) found")
+        matches, _ = _grep_rows(text, _VIB_ROW_RE)
+        if not matches:
+            raise ParseError("esxi_vib_list", "no `Name  Version  Vendor  Acceptance Level` table (or csv) found")
+        # header-less (grep-filtered): VIBs the filter dropped are unknown, not absent
+        rows = [{k: v or "" for k, v in m.groupdict().items()} for m in matches]
     vibs = []
     for r in rows:
         if not r.get("name"):
@@ -338,13 +373,14 @@ def parse_esxi_vib_list(text: str) -> Facts:
         if r.get("platforms"):
             vib["platforms"] = r["platforms"]
         vibs.append(vib)
-    return {"vibs": vibs}
+    return {"vibs": vibs} if found else {"vibs": vibs, "header": False}
 
 
 def sniff_esxi_vib_list(text: str) -> int:
     if _has_header(text, ("Name", "Version", "Vendor", "Acceptance Level")):
         return 90
-    return 0
+    matches, total = _grep_rows(text, _VIB_ROW_RE)
+    return round(60 * len(matches) / total) if matches else 0
 
 
 def _vib_ids(value: str | None) -> list[str]:

@@ -116,6 +116,7 @@ def parse_ibv_devinfo(text: str) -> Facts:
     in_list = False
     no_devices = False
     errors: list[str] = []
+    loose: list[dict] = []  # port lines of a grep-filtered output, device unknown
     for n, raw in _numbered(text):
         ln = _HTML_TAG.sub("", raw).rstrip()
         if not ln.strip() or is_elision(ln) or prompt_command(ln) is not None:
@@ -145,6 +146,13 @@ def parse_ibv_devinfo(text: str) -> Facts:
             port = None
             continue
         if dev is None:
+            # `ibv_devinfo | grep -E 'state|mtu'`: port lines with no `hca_id:` above them
+            m = _KV.match(ln)
+            key = m.group(1).strip().lower().replace(" ", "_") if m else ""
+            if key in _PORT_KEYS:
+                if not loose or key in loose[-1]:
+                    loose.append({"port": None, "gids": []})
+                loose[-1][key] = re.sub(r"\s+", " ", m.group(2).strip())
             continue
         m = re.match(r"^\s*port:\s*([0-9]+)\s*$", ln)
         if m:
@@ -173,6 +181,11 @@ def parse_ibv_devinfo(text: str) -> Facts:
                 dev[key] = None
             else:
                 dev[key] = value or None
+    if not devices and not hca_list and not no_devices and not errors and loose:
+        # which device (and port) each line belongs to is not in the paste: the ports are reported, unattributed,
+        # and marked partial so no check judges them as the host's whole device list
+        ports = _ibv_device({"hca_id": None, "ports": loose}, warnings)["ports"]
+        return {"devices": [], "ports_unattributed": ports, "header": False, "partial": True}
     if not devices and not hca_list and not no_devices and not errors:
         raise ParseError("ibv_devinfo", "no `hca_id:` block, device list or ibv_devinfo message found")
     devices = [_ibv_device(d, warnings) for d in devices]
@@ -315,8 +328,9 @@ _I2N_VERBOSE = re.compile(
     r"\((?P<devid>[^)]*?)\s+-\s+(?P<partid>[^)]*?)\)\s*(?P<desc>.*?)\s*\bfw\s+(?P<fw>\S+)\s+"
     r"port\s+(?P<port>[0-9]+)\s+\((?P<pstate>[^)]*)\)\s+==>\s+(?P<netdev>\S*)\s*\((?P<state>[^)]*)\)\s*$"
 )
+# `| column -t` widens the gaps; an author's `# note` after the state is not the tool's
 _I2N_PLAIN = re.compile(
-    r"^\s*(?P<dev>\S+)\s+port\s+(?P<port>[0-9]+)\s+==>\s+(?P<netdev>\S+)\s+\((?P<state>[^)]*)\)\s*$"
+    r"^\s*(?P<dev>\S+)\s+port\s+(?P<port>[0-9]+)\s+==>\s+(?P<netdev>\S+)\s+\((?P<state>[^)]*)\)\s*(?:#.*)?$"
 )
 _I2N_OLD = re.compile(r"^\s*(?P<dev>\S+)\s+port\s+(?P<port>[0-9]+)\s+<===>\s+(?P<netdev>\S+)\s*$")
 
