@@ -37,12 +37,16 @@ class Parser:
     description: str = ""
 
 
+_DISPATCHERS = ("/parsers/session.py", "/parsers/detect.py")  # they call parsers; a bug is in the parser
+
+
 def parser_bug(exc: BaseException, parse: Callable[[str], Facts]) -> str:
     """What a parser's own bug (any exception but ParseError) tells the user: its type, its message and the
     parser function it happened in, e.g. "parser bug: KeyError 'ifname' in parse_ip_json"."""
     where = getattr(parse, "__name__", "the parser")
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if "roce_wizard/parsers/" in frame.filename.replace("\\", "/"):
+        path = frame.filename.replace("\\", "/")
+        if "roce_wizard/parsers/" in path and not path.endswith(_DISPATCHERS):  # the parser's frame, not its caller's
             where = frame.name
             break
     message = " ".join(str(exc).split())[:200]
