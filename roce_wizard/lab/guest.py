@@ -735,9 +735,8 @@ def prog_ethtool(ctx: Ctx, argv: list[str]) -> Reply:
     # Only support tx/rx pause setting for port owner") and its read cannot see the port's (zeroed: off)
     mlx5_vf = guest.vm is not None and _driver(guest, iface) == "mlx5_core"
     if flag in ("-a", "--show-pause"):
-        if paravirtual:
-            return _err(f"Pause parameters for {iface.name}:\nCannot get device pause settings: Operation not "
-                        "supported", 76)
+        if paravirtual:  # no get_pauseparam: ethtool's netlink request fails (Debian ethtool 6.1's text, exit 1)
+            return _err("netlink error: Operation not supported", 1)
         roce = iface.name == guest.roce_netdev and not mlx5_vf
         rx, tx = (guest.pause_rx, guest.pause_tx) if roce else (False, False)
         on = {True: "on", False: "off"}
@@ -751,8 +750,8 @@ def prog_ethtool(ctx: Ctx, argv: list[str]) -> Reply:
                 return _err(f"ethtool (-A): no value for parameter '{key}'", 1)
             if rest[2 * n + 1] not in ("on", "off"):
                 return _err(f"ethtool (-A): invalid value '{rest[2 * n + 1]}' for parameter '{key}'", 1)
-        if paravirtual or mlx5_vf:
-            return _err("Cannot set device pause parameters: Operation not supported", 76)
+        if paravirtual or mlx5_vf:  # EOPNOTSUPP through ethtool's netlink path (Debian ethtool 6.1: text, exit 76)
+            return _err("netlink error: Operation not supported", 76)
         for key, val in zip(rest[::2], rest[1::2], strict=True):
             if iface.name == guest.roce_netdev and key == "rx":
                 guest.pause_rx = val == "on"
