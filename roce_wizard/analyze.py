@@ -7,13 +7,15 @@ A run directory's raw/<target>/<probe>.json records are read with the probe's ow
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from roce_wizard import sysinfo
+from roce_wizard.analyze_hosts import by_host, combinations, prompt_host
+from roce_wizard.analyze_runs import RUN_RECORD, RUN_RESULTS, findings_of, is_run_root, record_output, results_document
 from roce_wizard.engine import analyzable, evaluate_check
 from roce_wizard.model import Facts, Finding, LoadedCheck, Policy, Status
 from roce_wizard.parsers import PARSERS, ParseError
@@ -23,19 +25,19 @@ from roce_wizard.untrusted import MAX_FILE_BYTES, InputError, check_argument, ex
 
 __all__ = ["InputError", "analyze_paths", "exit_code_of", "judge_group", "read_one"]
 
-BUNDLE_MANIFEST = "bundle.json"  # what marks a support bundle's top directory (roce_wizard.bundle.MANIFEST)
 MAX_BYTES = MAX_FILE_BYTES  # a pasted output larger than this is not a tool output we read
 
 
 @dataclass
 class AnalyzedFile:
-    path: str
+    path: str  # what the user sees: the path given, or archive:member (never a temporary extraction path)
     kind: str
     facts: dict[str, Any] | None
     group: str
     raw: str = ""
     error: str | None = None
     findings: list[Finding] = field(default_factory=list)
+    host: str | None = None  # the machine a prompt or the file name names (roce_wizard.analyze_hosts)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -43,76 +45,138 @@ class AnalyzedFile:
             "kind": self.kind,
             "facts": self.facts,
             "error": self.error,
+            **({"host": self.host} if self.host else {}),
             "findings": [
                 {"check": f.check, "status": f.status.value, "summary": f.summary, "subject": f.subject,
-                 "observed": f.observed, "expected": f.expected, "fix": f.fix}
+                 "observed": f.observed, "expected": f.expected, "fix": f.fix,
+                 **({"target": f.target} if f.target else {}),
+                 **({"files": f.details["files"]} if "files" in f.details else {})}
                 for f in self.findings
             ],
         }
 
 
-def _iter_files(paths: Iterable[Path], tmp: Path) -> Iterable[tuple[Path, str]]:
-    """(file, group) pairs; a directory's files form one group; a .tar.gz bundle is unpacked."""
+@dataclass
+class Source:
+    """One thing to judge: a file, or a part of one (a sysinfo-snapshot command's output for one device)."""
+
+    path: Path
+    name: str  # what the user sees
+    group: str  # the sources judged together
+    text: str | None = None  # already read (a part)
+    kind: str | None = None  # the kind its container names
+    host: str | None = None
+    results: bool = False  # a run's own results (results.json, or its events)
+
+
+def _shown(base: str, root: Path, f: Path, archive: bool) -> str:
+    rel = f.relative_to(root).as_posix()
+    return f"{base}:{rel}" if archive else str(Path(base) / rel)
+
+
+def _iter_files(paths: Iterable[Path], tmp: Path) -> Iterable[Source]:
+    """What to judge under each argument; a .tar.gz (bundle, sysinfo-snapshot) is unpacked under tmp."""
     for path in paths:
         if path.is_dir():
-            # a support bundle (roce-wizard export): only its raw/ holds tool outputs; the rest is its report
-            bundles = {m.parent for m in path.rglob(BUNDLE_MANIFEST)}
-            for f in sorted(p for p in path.rglob("*") if p.is_file()):
-                if f.name in ("results.json", "events.jsonl", "latest") or f.name.startswith("."):
-                    continue
-                if any(b in f.parents and b / "raw" not in f.parents for b in bundles):
-                    continue
-                yield f, str(f.parent)
+            yield from _dir_sources(path, str(path), tmp, archive=False)
         elif path.name.endswith((".tar.gz", ".tgz")):
             # checked header by header, then only files and directories written, all under tmp (InputError: exit 2)
-            dest = Path(tempfile.mkdtemp(dir=tmp)) / path.name
+            dest = Path(tempfile.mkdtemp(dir=tmp)) / "x"
             extract_archive(path, dest)
-            yield from _iter_files([dest], tmp)
+            yield from _dir_sources(dest, str(path), tmp, archive=True)
         else:
-            yield path, str(path.parent)
+            yield Source(path, str(path), str(path.parent))
 
 
-def read_one(path: Path, group: str) -> AnalyzedFile:
-    try:  # regular files only (a FIFO is never waited on), at most MAX_BYTES of it
-        text = read_bounded(path, MAX_BYTES).decode("utf-8", errors="replace")
-    except InputError as exc:  # TooLarge says where reading stopped
-        return AnalyzedFile(str(path), UNKNOWN, None, group, error=str(exc).removeprefix(f"{path}: "))
+def _dir_sources(root: Path, base: str, tmp: Path, archive: bool) -> Iterable[Source]:
+    """A directory's files, each directory one group; run dirs, bundles and sysinfo-snapshots by their layout."""
+    dirs = [root, *sorted(p for p in root.rglob("*") if p.is_dir())]
+    snapshots = [d for d in dirs if sysinfo.is_snapshot(d)]
+    runs = [d for d in dirs if is_run_root(d)]
+    for f in sorted(p for p in root.rglob("*") if p.is_file()):
+        if f.name == "latest" or f.name.startswith(".") or any(s in f.parents for s in snapshots):
+            continue
+        shown = _shown(base, root, f, archive)
+        run = next((r for r in runs if r in f.parents), None)
+        if run is not None:
+            yield from _run_member(run, f, shown)
+        elif f.name not in ("results.json", "events.jsonl"):
+            yield Source(f, shown, shown.rsplit("/", 1)[0] if "/" in shown else base)
+    for snap in snapshots:
+        yield from _snapshot_sources(snap, _shown(base, root, snap, archive) if snap != root else base)
+
+
+def _run_member(run: Path, f: Path, shown: str) -> Iterable[Source]:
+    """A run dir's (or a bundle's) member: its tool outputs, and its own results; its reports are not outputs."""
+    rel = f.relative_to(run)
+    if rel.parts[0] == "raw":
+        yield Source(f, shown, shown.rsplit("/", 1)[0])
+    elif rel.parts[0] == "sessions":  # one switch's session log: its own machine
+        yield Source(f, shown, shown)
+    elif rel.as_posix() == "results.json" or (rel.as_posix() == "events.jsonl" and not (run / "results.json").exists()):
+        yield Source(f, shown, shown, results=True)
+
+
+def _snapshot_sources(root: Path, shown: str) -> Iterable[Source]:
+    host = sysinfo.host_of(root)
+    for part in sysinfo.parts(root):
+        yield Source(root / part.name.split("#", 1)[0], f"{shown}/{part.name}", shown, text=part.text,
+                     kind=part.kind, host=host)
+
+
+def read_one(path: Path, group: str, name: str | None = None) -> AnalyzedFile:
+    return read_source(Source(path, name or str(path), group))
+
+
+def read_source(src: Source) -> AnalyzedFile:
+    if src.results:
+        return _run_results(src)
+    text = src.text
+    if text is None:
+        try:  # regular files only (a FIFO is never waited on), at most MAX_BYTES of it
+            text = read_bounded(src.path, MAX_BYTES).decode("utf-8", errors="replace")
+        except InputError as exc:  # TooLarge says where reading stopped
+            return AnalyzedFile(src.name, UNKNOWN, None, src.group,
+                                error=str(exc).removeprefix(f"{src.path}: "))
     try:
-        return _judge_text(path, group, text)
+        judged = _judge_text(src, text)
     except RecursionError:  # JSON (or any structure) nested deeper than a parser can walk
-        return AnalyzedFile(str(path), UNKNOWN, None, group,
-                            error="nested too deeply to read (thousands of levels): not a tool output roce-wizard "
-                                  "reads")
+        judged = AnalyzedFile(src.name, UNKNOWN, None, src.group,
+                              error="nested too deeply to read (thousands of levels): not a tool output roce-wizard "
+                                    "reads")
+    judged.host = src.host or prompt_host(text)
+    return judged
 
 
-def _judge_text(path: Path, group: str, text: str) -> AnalyzedFile:
-    kind = None
-    if path.suffix == ".json":
-        record = _run_record(text)
-        if record is not None:  # a run-log raw record: the probe that ran it names the kind
-            probe = path.stem.split(".", 1)[0]
-            text = record
+def _run_results(src: Source) -> AnalyzedFile:
+    run = src.path.parent
+    results = results_document(run)
+    if results is None:
+        return AnalyzedFile(src.name, RUN_RESULTS, None, src.group, error="the run's results could not be read")
+    summary = results.get("summary") if isinstance(results.get("summary"), dict) else {}
+    return AnalyzedFile(src.name, RUN_RESULTS, {"summary": summary}, src.group, findings=findings_of(results))
+
+
+def _judge_text(src: Source, text: str) -> AnalyzedFile:
+    path, group, kind = src.path, src.group, src.kind
+    if path.suffix == ".json" and src.text is None:
+        probe = path.stem.split(".", 1)[0]
+        output, why, is_record = record_output(text, probe)
+        if is_record:  # a run-log raw record: the probe that ran it names the kind
             kind = PROBES[probe].parser if probe in PROBES else None
+            if output is None:
+                return AnalyzedFile(src.name, kind or RUN_RECORD, None, group, error=why)
+            text = output
     text = strip_annotations(text)
     if kind is None:
         kind = detect(text).kind
     if kind == UNKNOWN:
-        return AnalyzedFile(str(path), UNKNOWN, None, group, raw=text)
+        return AnalyzedFile(src.name, UNKNOWN, None, group, raw=text)
     try:
         facts = PARSERS[kind].parse(text)
     except ParseError as exc:
-        return AnalyzedFile(str(path), kind, None, group, raw=text, error=str(exc))
-    return AnalyzedFile(str(path), kind, facts, group, raw=text)
-
-
-def _run_record(text: str) -> str | None:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    if isinstance(data, dict) and "command" in data and "stdout" in data and data.get("exit_status") == 0:
-        return str(data["stdout"])
-    return None
+        return AnalyzedFile(src.name, kind, None, group, raw=text, error=str(exc))
+    return AnalyzedFile(src.name, kind, facts, group, raw=text)
 
 
 def analyze_paths(paths: Iterable[str | Path], checks: dict[str, LoadedCheck], policy: Policy) -> list[AnalyzedFile]:
@@ -121,7 +185,7 @@ def analyze_paths(paths: Iterable[str | Path], checks: dict[str, LoadedCheck], p
     for p in paths:
         check_argument(Path(p))
     with tempfile.TemporaryDirectory(prefix="roce-wizard-analyze-") as tmp:
-        files = [read_one(f, group) for f, group in _iter_files([Path(p) for p in paths], Path(tmp))]
+        files = [read_source(src) for src in _iter_files([Path(p) for p in paths], Path(tmp))]
     groups: dict[str, list[AnalyzedFile]] = {}
     for f in files:
         groups.setdefault(f.group, []).append(f)
@@ -131,26 +195,34 @@ def analyze_paths(paths: Iterable[str | Path], checks: dict[str, LoadedCheck], p
 
 
 def judge_group(members: list[AnalyzedFile], checks: dict[str, LoadedCheck], policy: Policy) -> None:
-    """Evaluate every check whose facts the group holds; file each finding under the files it read."""
-    data: dict[str, Any] = {}
-    raw: dict[str, str] = {}
-    owners: dict[str, list[AnalyzedFile]] = {}
+    """Evaluate every check whose facts the group holds, per machine the group names; file each finding
+    under the files it read. Two files of one kind are judged each on its own, never one over the other."""
+    for unit in by_host(members):
+        _judge_unit(unit, checks, policy)
+
+
+def _judge_unit(members: list[AnalyzedFile], checks: dict[str, LoadedCheck], policy: Policy) -> None:
+    by_kind: dict[str, list[AnalyzedFile]] = {}
     for f in members:
-        if f.facts is None:
-            continue
-        # two files of one kind in a directory: the later one wins for judging, both keep their facts
-        data[f.kind] = f.facts
-        raw[f.kind] = f.raw
-        owners.setdefault(f.kind, []).append(f)
-    kinds = set(data)
+        if f.facts is not None and f.kind not in (RUN_RESULTS, RUN_RECORD):
+            by_kind.setdefault(f.kind, []).append(f)
+    kinds = set(by_kind)
+    single = {k: fs[0] for k, fs in by_kind.items() if len(fs) == 1}
     for check in checks.values():
         if not analyzable(check, kinds):
             continue
-        findings = evaluate_check(check, Facts(data=dict(data), target=None, raw=raw), policy)
-        findings = [f for f in findings if not (f.status is Status.SKIP and "not applicable" in f.summary)]
-        used = [k for k in (*check.meta.probes, *check.meta.optional_probes) if k in kinds]
-        for kind in used:
-            for owner in owners[kind]:
+        used = [k for k in dict.fromkeys((*check.meta.probes, *check.meta.optional_probes)) if k in kinds]
+        doubled = any(len(by_kind[k]) > 1 for k in used)
+        for combo in combinations(by_kind, used):
+            chosen = {**single, **{f.kind: f for f in combo}}
+            data = {k: f.facts for k, f in chosen.items()}
+            raw = {k: f.raw for k, f in chosen.items()}
+            findings = evaluate_check(check, Facts(data=data, target=None, raw=raw), policy)
+            findings = [f for f in findings if not (f.status is Status.SKIP and "not applicable" in f.summary)]
+            if doubled:  # say which files: another file of the same kind says something else
+                names = [f.path for f in combo]
+                findings = [replace(f, details={**f.details, "files": names}) for f in findings]
+            for owner in combo:
                 owner.findings.extend(findings)
 
 

@@ -1,0 +1,88 @@
+"""What `analyze` reads in a run directory or a support bundle besides pasted outputs.
+
+- raw/<target>/<probe>.json: the tool's own records. A command that answered gives its output to the
+  probe's parser; a command that failed, timed out, or a connection that was refused is reported as
+  what it is (kind ``run-record`` for a connection, the probe's kind for a command) with the reason,
+  never as "not recognised".
+- results.json (a bundle always has one; a doctor run dir too): read back as findings, so `analyze`
+  shows what the run itself concluded. A run dir without one (a `fix`) is summarised from its events
+  in their FINAL state (roce_wizard.bundle.results_from_events).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from roce_wizard.model import Finding, Status
+
+RUN_RECORD = "run-record"  # a raw record that holds no tool output (a refused connection)
+RUN_RESULTS = "run-results"  # the run's own verdicts (results.json, or its events rebuilt)
+BUNDLE_MANIFEST = "bundle.json"
+RUN_MEMBERS = ("raw", "sessions")  # the tool outputs a run directory (and a bundle) holds
+
+
+def is_run_root(path: Path) -> bool:
+    """A support bundle's top directory, or a run directory (its journal beside raw/)."""
+    return (path / BUNDLE_MANIFEST).is_file() or ((path / "events.jsonl").is_file() and (path / "raw").is_dir())
+
+
+def record_output(text: str, probe: str | None) -> tuple[str | None, str | None, bool]:
+    """(output for the parser, why there is none, is_record) for a raw record's text.
+
+    is_record False: the text is not one of the tool's records (a pasted JSON output); read it as text."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:  # RecursionError (nested too deeply) is the caller's to report
+        return None, None, False
+    if not isinstance(data, dict):
+        return None, None, False
+    if isinstance(data.get("connect_error"), dict):
+        err = data["connect_error"]
+        return None, f"could not connect ({err.get('kind', 'error')}): {err.get('message', '')}".rstrip(": "), True
+    if not ("command" in data and "stdout" in data and "exit_status" in data):
+        return None, None, False
+    from roce_wizard.probes import PROBES  # noqa: PLC0415
+
+    answers = (0, *PROBES[probe].answer_exits) if probe in PROBES else (0,)
+    status = data.get("exit_status")
+    if data.get("timed_out"):
+        return None, f"the command timed out: {data.get('command')}", True
+    if status not in answers:
+        said = next((ln.strip() for ln in str(data.get("stderr") or data.get("stdout") or "").splitlines()
+                     if ln.strip()), "")
+        return None, f"the command failed (exit {status}){': ' + said[:200] if said else ''}", True
+    out = str(data["stdout"])
+    if status != 0:  # an answer on a non-zero exit: the parser reads stdout + stderr (as the engine does)
+        out += str(data.get("stderr") or "")
+    return out, None, True
+
+
+def results_document(root: Path) -> dict[str, Any] | None:
+    """The run's results: results.json, else rebuilt from the events in their final state."""
+    from roce_wizard.bundle import results_from_events  # noqa: PLC0415
+    from roce_wizard.runlog import read_events, read_json_file  # noqa: PLC0415
+
+    results = read_json_file(root / "results.json") if (root / "results.json").is_file() else None
+    if isinstance(results, dict):
+        return results
+    if (root / "events.jsonl").is_file():
+        return results_from_events(read_events(root))
+    return None
+
+
+def findings_of(results: dict[str, Any]) -> list[Finding]:
+    """results.json rows as findings (a row this version cannot read is an error finding, not dropped)."""
+    out = []
+    for row in results.get("results") or []:
+        if not isinstance(row, dict):
+            continue
+        try:
+            status = Status(row.get("status"))
+        except ValueError:
+            status = Status.ERROR
+        out.append(Finding(check=str(row.get("check") or "?"), status=status, summary=str(row.get("summary") or ""),
+                           target=str(row.get("target") or ""), observed=row.get("observed"),
+                           expected=row.get("expected"), fix=row.get("fix"), subject=row.get("subject")))
+    return out

@@ -1,0 +1,98 @@
+"""`analyze` on a run directory and on its support bundle: the tool's own records are read as what they
+are, the run's results come back as findings in the run's FINAL state, and a bundle's members are named by
+their path inside it (issue 13, "a support bundle must round-trip")."""
+
+from __future__ import annotations
+
+import json
+import tarfile
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from roce_wizard.cli import app
+
+runner = CliRunner()
+
+
+def _finding(check: str, status: str, subject: str | None, summary: str) -> dict:
+    return {"type": "finding", "ts": 1.0, "stage": "esxi", "check": check, "status": status, "target": "esx-01",
+            "subject": subject, "summary": summary, "observed": None, "expected": None, "evidence": [],
+            "fix": None, "blocked_by": None, "details": {}}
+
+
+def fix_run(tmp_path: Path) -> Path:
+    """A `fix` run: round 1 fails RW209 on one port, the fix, round 2 passes RW209 for the host."""
+    run = tmp_path / "runs" / "20261126-120000-abcdef"
+    (run / "raw" / "esx-01").mkdir(parents=True)
+    (run / "raw" / "bmc-esx-01").mkdir(parents=True)
+    events = [
+        {"type": "run-start", "ts": 0.0, "kind": "fix"},
+        {"type": "plan", "ts": 0.1, "targets": ["esx-01"], "checks": ["RW209"]},
+        _finding("RW209", "fail", "vmnic2", "PFC is off on vmnic2 (pfctx=0x00)"),
+        {"type": "run-end", "ts": 0.2, "exit_code": 1, "counts": {"fail": 1}},
+        {"type": "fix-step", "ts": 0.3, "target": "esx-01", "check": "RW209", "exit_status": 0, "command": "esxcli …"},
+        {"type": "plan", "ts": 0.4, "targets": ["esx-01"], "checks": ["RW209"]},
+        _finding("RW209", "pass", None, "PFC on priority 3 on every RoCE port"),
+        {"type": "run-end", "ts": 0.5, "exit_code": 0, "counts": {"pass": 1}},
+    ]
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    (run / "raw" / "bmc-esx-01" / "connect.json").write_text(json.dumps(
+        {"connect_error": {"kind": "refused", "message": "connection refused by 127.0.0.1:9"}}))
+    (run / "raw" / "esx-01" / "esxi_power_policy.json").write_text(json.dumps(
+        {"command": "esxcli --formatter=csv system settings advanced list -o /Power/CpuPolicy", "stdout": "",
+         "stderr": "sh: esxcli: not found\n", "exit_status": 127, "duration_s": 0.01, "timed_out": False}))
+    return run
+
+
+def analyze_json(*args: str) -> tuple[int, dict]:
+    result = runner.invoke(app, ["analyze", "--json", *args])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_the_tools_own_failed_records_are_named_not_unrecognised(tmp_path):
+    run = fix_run(tmp_path)
+    _, out = analyze_json(str(run))
+    by_name = {Path(f["path"]).relative_to(run).as_posix(): f for f in out["files"]}
+    connect = by_name["raw/bmc-esx-01/connect.json"]
+    assert connect["kind"] == "run-record" and "could not connect (refused)" in connect["error"]
+    failed = by_name["raw/esx-01/esxi_power_policy.json"]
+    assert failed["kind"] == "esxi_power_policy" and failed["error"].startswith("the command failed (exit 127)")
+    assert "esxcli: not found" in failed["error"]
+    assert not [f for f in out["files"] if f["kind"] == "unknown"]
+
+
+def test_a_fix_runs_results_are_its_final_state(tmp_path):
+    run = fix_run(tmp_path)
+    code, out = analyze_json(str(run))
+    (results,) = [f for f in out["files"] if f["kind"] == "run-results"]
+    assert [(x["check"], x["status"], x["subject"]) for x in results["findings"]] == [("RW209", "pass", None)]
+    assert code == 0  # the run ended green: the first round's port failure is history, not a finding
+
+
+def test_the_bundles_summary_reports_the_final_round(tmp_path, monkeypatch):
+    run = fix_run(tmp_path)
+    monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", str(tmp_path / "state"))
+    out = tmp_path / "b.tar.gz"
+    assert runner.invoke(app, ["export", "--run", str(run), "-o", str(out)]).exit_code == 0
+    with tarfile.open(out) as tar:
+        summary = tar.extractfile(f"roce-wizard-bundle-{run.name}/summary.md").read().decode()
+    assert "- result: 1 passed, 0 warnings, 0 failed" in summary
+    assert "vmnic2" not in summary
+
+
+def test_analyze_bundle_names_members_inside_it_and_matches_the_run_dir(tmp_path, monkeypatch):
+    run = fix_run(tmp_path)
+    monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", str(tmp_path / "state"))
+    out = tmp_path / "b.tar.gz"
+    assert runner.invoke(app, ["export", "--run", str(run), "-o", str(out)]).exit_code == 0
+    direct_code, direct = analyze_json(str(run))
+    back_code, back = analyze_json(str(out))
+    top = f"{out}:roce-wizard-bundle-{run.name}/"
+    assert all(f["path"].startswith(top) for f in back["files"]), [f["path"] for f in back["files"]]
+    inside = {f["path"].removeprefix(top): (f["kind"], f["error"]) for f in back["files"]}
+    assert inside == {Path(f["path"]).relative_to(run).as_posix().replace("events.jsonl", "results.json"):
+                      (f["kind"], f["error"]) for f in direct["files"]}
+    assert back_code == direct_code == 0
+    human = runner.invoke(app, ["analyze", str(out)]).output
+    assert "/tmp" not in human.replace(str(tmp_path), "") and "not recognised" not in human
