@@ -6,7 +6,7 @@
   never as "not recognised".
 - results.json (a bundle always has one; a doctor run dir too): read back as findings, so `analyze`
   shows what the run itself concluded. A run dir without one (a `fix`) is summarised from its events
-  in their FINAL state (roce_wizard.bundle.results_from_events).
+  in their FINAL state (results_from_events; the bundle's summary uses it too).
 """
 
 from __future__ import annotations
@@ -61,7 +61,6 @@ def record_output(text: str, probe: str | None) -> tuple[str | None, str | None,
 
 def results_document(root: Path) -> dict[str, Any] | None:
     """The run's results: results.json, else rebuilt from the events in their final state."""
-    from roce_wizard.bundle import results_from_events  # noqa: PLC0415
     from roce_wizard.runlog import read_events, read_json_file  # noqa: PLC0415
 
     results = read_json_file(root / "results.json") if (root / "results.json").is_file() else None
@@ -86,3 +85,33 @@ def findings_of(results: dict[str, Any]) -> list[Finding]:
                            target=str(row.get("target") or ""), observed=row.get("observed"),
                            expected=row.get("expected"), fix=row.get("fix"), subject=row.get("subject")))
     return out
+
+
+def results_from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """A results.json for a run that wrote none (fix, or a killed doctor): the run's FINAL state.
+
+    A `fix` judges in rounds (each starts with a `plan` event): the check, the fix, the re-check. A check's
+    verdicts on a target are those of the last round that judged it there, all its subjects together: a
+    subject the last round no longer names (a port's failure, then one pass for the host) is not left over."""
+    rows: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    judged_in: dict[tuple[str, str], int] = {}
+    round_no, exit_code = 0, None
+    for e in events:
+        if e.get("type") == "plan":
+            round_no += 1
+        elif e.get("type") == "run-end":
+            exit_code = e.get("exit_code", exit_code)
+        elif e.get("type") == "finding":
+            row = {k: v for k, v in e.items() if k not in ("type", "ts")}
+            key = (str(row.get("check", "")), str(row.get("target", "")))
+            if judged_in.get(key) != round_no:
+                rows[key], judged_in[key] = {}, round_no
+            rows[key][str(row.get("subject") or "")] = row
+    final = [row for subjects in rows.values() for row in subjects.values()]
+    counts = {s.value: 0 for s in Status}
+    for row in final:
+        counts[row.get("status", "error")] = counts.get(row.get("status", "error"), 0) + 1
+    summary: dict[str, Any] = {**counts, "rebuilt_from_events": True}
+    if exit_code is not None:
+        summary["exit_code"] = exit_code  # how the run's last round ended
+    return {"version": 1, "results": final, "summary": summary}

@@ -47,6 +47,7 @@ from typing import Any
 import yaml
 
 from roce_wizard import __version__
+from roce_wizard.analyze_runs import results_from_events
 from roce_wizard.anonymize import Anonymizer
 from roce_wizard.redact import (
     _SECRET_ENV,
@@ -57,7 +58,7 @@ from roce_wizard.redact import (
     _is_reference,
 )
 
-__all__ = ["MIN_SECRET_LEN", "REDACTED", "Anonymizer", "BundleError", "Redactor", "build_bundle"]
+__all__ = ["MIN_SECRET_LEN", "REDACTED", "Anonymizer", "BundleError", "Redactor", "build_bundle", "results_from_events"]
 
 MANIFEST = "bundle.json"
 
@@ -313,36 +314,6 @@ def reboot_ledger(run_dir: Path, events: list[dict[str, Any]], hosts: set[str]) 
 
 _SYMBOL = {"pass": "✓", "warn": "!", "fail": "✗", "error": "?", "skip": "-"}
 _STAGES = ("preflight", "bios", "esxi", "vsphere", "guest", "switch", "validate")
-
-
-def results_from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
-    """A results.json for a run that wrote none (fix, or a killed doctor): the run's FINAL state.
-
-    A `fix` judges in rounds (each starts with a `plan` event): the check, the fix, the re-check. A check's
-    verdicts on a target are those of the last round that judged it there, all its subjects together: a
-    subject the last round no longer names (a port's failure, then one pass for the host) is not left over."""
-    rows: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-    judged_in: dict[tuple[str, str], int] = {}
-    round_no, exit_code = 0, None
-    for e in events:
-        if e.get("type") == "plan":
-            round_no += 1
-        elif e.get("type") == "run-end":
-            exit_code = e.get("exit_code", exit_code)
-        elif e.get("type") == "finding":
-            row = {k: v for k, v in e.items() if k not in ("type", "ts")}
-            key = (str(row.get("check", "")), str(row.get("target", "")))
-            if judged_in.get(key) != round_no:
-                rows[key], judged_in[key] = {}, round_no
-            rows[key][str(row.get("subject") or "")] = row
-    final = [row for subjects in rows.values() for row in subjects.values()]
-    counts = {s: 0 for s in _SYMBOL}
-    for row in final:
-        counts[row.get("status", "error")] = counts.get(row.get("status", "error"), 0) + 1
-    summary: dict[str, Any] = {**counts, "rebuilt_from_events": True}
-    if exit_code is not None:
-        summary["exit_code"] = exit_code  # how the run's last round ended
-    return {"version": 1, "results": final, "summary": summary}
 
 
 def _status_line(summary: dict[str, Any]) -> str:

@@ -119,7 +119,7 @@ def _split(name: str, text: str, kind: str | None) -> Iterator[Part]:
         return
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
-        body = text[head.end():end]
+        body = text[head.start():end]  # the command line the tool wrote names the device: the parsers read it
         body = re.sub(r"\n-{5,}\s*\Z|\n_{5,}\s*\Z", "\n", body.rstrip() + "\n")
         if "Could not run command" in body:
             continue

@@ -1,0 +1,67 @@
+"""`analyze` on an NVIDIA sysinfo-snapshot (folder and .tgz) judges it like a bundle: each member mapped to
+its kind by the snapshot's own layout, one part per device where one file holds many (issue 13, class 7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from roce_wizard.cli import app
+from tests.unit.sysinfokit import HOST, TOP, build_snapshot, build_tgz
+
+runner = CliRunner()
+EXPECTED = {
+    "commands_txt_output/cma_roce_mode.txt#mlx5_0": "cma_roce_mode",
+    "commands_txt_output/cma_roce_mode.txt#mlx5_1": "cma_roce_mode",
+    "commands_txt_output/ibdev2netdev.txt": "ibdev2netdev",
+    "commands_txt_output/ibv_devinfo_v.txt": "ibv_devinfo",
+    "commands_txt_output/mlnx_qos_handler.txt#ens14f0": "mlnx_qos",
+    "commands_txt_output/ofed_info_s.txt": "ofed_info",
+    "firmware/mlxconfig_devmstmt4117_pciconf0": "mlxconfig_query",
+    "ethtool_S/ethtool_S_enp178s0f0": "ethtool_stats",
+    f"{HOST}-20190219-101500.html#ethtool -a eth03": "ethtool_pause",
+}
+
+
+def analyze_json(path: Path) -> tuple[int, dict]:
+    result = runner.invoke(app, ["analyze", "--json", str(path)])
+    assert "Traceback" not in result.output
+    return result.exit_code, json.loads(result.stdout)
+
+
+def _members(out: dict, prefix: str) -> dict[str, dict]:
+    assert all(f["path"].startswith(prefix) for f in out["files"]), [f["path"] for f in out["files"]]
+    return {f["path"].removeprefix(prefix): f for f in out["files"]}
+
+
+def _verdicts(f: dict) -> dict[str, str]:
+    return {x["check"]: x["status"] for x in f["findings"]}
+
+
+def test_a_snapshot_folder_is_read_by_its_layout(tmp_path):
+    root = build_snapshot(tmp_path)
+    code, out = analyze_json(root)
+    got = _members(out, f"{root}/")
+    assert {name: f["kind"] for name, f in got.items()} == EXPECTED  # no "unknown", no lsmod/report noise
+    assert {f.get("host") for f in got.values()} == {HOST} and not [f for f in got.values() if f["error"]]
+    # per device: mlx5_0 left on the v1 default, mlx5_1 on v2 — two parts of one kind, each its own verdict
+    assert _verdicts(got["commands_txt_output/cma_roce_mode.txt#mlx5_0"])["RW408"] == "fail"
+    assert _verdicts(got["commands_txt_output/cma_roce_mode.txt#mlx5_1"])["RW408"] == "pass"
+    assert got["commands_txt_output/mlnx_qos_handler.txt#ens14f0"]["facts"]["trust"] == "pcp"
+    assert _verdicts(got[f"{HOST}-20190219-101500.html#ethtool -a eth03"])["RW410"] == "fail"
+    assert _verdicts(got["commands_txt_output/ofed_info_s.txt"])["RW401"] == "pass"
+    assert got["firmware/mlxconfig_devmstmt4117_pciconf0"]["facts"]["devices"]
+    assert code == 1
+
+
+def test_a_snapshot_tgz_reads_like_its_folder_named_inside_the_archive(tmp_path):
+    archive = build_tgz(tmp_path)
+    _, folder = analyze_json(tmp_path / "src" / TOP)
+    code, out = analyze_json(archive)
+    got = _members(out, f"{archive}:{TOP}/")
+    want = _members(folder, f"{tmp_path / 'src' / TOP}/")
+    assert {n: (f["kind"], f["facts"], _verdicts(f)) for n, f in got.items()} == \
+           {n: (f["kind"], f["facts"], _verdicts(f)) for n, f in want.items()}
+    assert code == 1
