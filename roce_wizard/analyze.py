@@ -15,7 +15,16 @@ from typing import Any
 
 from roce_wizard import sysinfo
 from roce_wizard.analyze_hosts import by_host, combinations, prompt_host
-from roce_wizard.analyze_runs import RUN_RECORD, RUN_RESULTS, findings_of, is_run_root, record_output, results_document
+from roce_wizard.analyze_runs import (
+    RUN_RECORD,
+    RUN_RESULTS,
+    SESSION_LOG,
+    findings_of,
+    is_run_root,
+    record_output,
+    results_document,
+    session_failure,
+)
 from roce_wizard.engine import analyzable, evaluate_check
 from roce_wizard.model import Facts, Finding, LoadedCheck, Policy, Status
 from roce_wizard.parsers import PARSERS, ParseError
@@ -67,6 +76,7 @@ class Source:
     kind: str | None = None  # the kind its container names
     host: str | None = None
     results: bool = False  # a run's own results (results.json, or its events)
+    session: bool = False  # a switch session log the run recorded
 
 
 def _shown(base: str, root: Path, f: Path, archive: bool) -> str:
@@ -112,7 +122,7 @@ def _run_member(run: Path, f: Path, shown: str) -> Iterable[Source]:
     if rel.parts[0] == "raw":
         yield Source(f, shown, shown.rsplit("/", 1)[0])
     elif rel.parts[0] == "sessions":  # one switch's session log: its own machine
-        yield Source(f, shown, shown)
+        yield Source(f, shown, shown, session=True)
     elif rel.as_posix() == "results.json" or (rel.as_posix() == "events.jsonl" and not (run / "results.json").exists()):
         yield Source(f, shown, shown, results=True)
 
@@ -170,6 +180,8 @@ def _judge_text(src: Source, text: str) -> AnalyzedFile:
     text = strip_annotations(text)
     if kind is None:
         kind = detect(text).kind
+    if kind == UNKNOWN and src.session:  # the tool's own transcript: what it records, not "not recognised"
+        return AnalyzedFile(src.name, SESSION_LOG, None, group, raw=text, error=session_failure(text))
     if kind == UNKNOWN:
         return AnalyzedFile(src.name, UNKNOWN, None, group, raw=text)
     try:

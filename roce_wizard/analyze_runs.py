@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from roce_wizard.model import Finding, Status
 
 RUN_RECORD = "run-record"  # a raw record that holds no tool output (a refused connection)
 RUN_RESULTS = "run-results"  # the run's own verdicts (results.json, or its events rebuilt)
+SESSION_LOG = "session-log"  # a switch session transcript; its commands' outputs are judged from raw/<switch>/
+_SESSION_NOTE = re.compile(r"^### roce-wizard \S+ (?P<note>.*)$", re.M)
 BUNDLE_MANIFEST = "bundle.json"
 RUN_MEMBERS = ("raw", "sessions")  # the tool outputs a run directory (and a bundle) holds
 
@@ -57,6 +60,12 @@ def record_output(text: str, probe: str | None) -> tuple[str | None, str | None,
     if status != 0:  # an answer on a non-zero exit: the parser reads stdout + stderr (as the engine does)
         out += str(data.get("stderr") or "")
     return out, None, True
+
+
+def session_failure(text: str) -> str | None:
+    """What a session log's own notes say went wrong (a refused login), if anything."""
+    failed = [m.group("note") for m in _SESSION_NOTE.finditer(text) if "failed" in m.group("note")]
+    return f"the session log records: {failed[-1][:200]}" if failed else None
 
 
 def results_document(root: Path) -> dict[str, Any] | None:
