@@ -1,8 +1,13 @@
-"""Offline judgement of pasted tool outputs, run directories and support bundles.
+"""Offline judgement of pasted tool outputs, run directories, support bundles and NVIDIA sysinfo-snapshots.
 
 Files in one directory are taken as one machine's outputs: an `mlxconfig -e query` alone judges
-RW205–RW207 and pending reboot; with a module-params file beside it, RW208 too.
-A run directory's raw/<target>/<probe>.json records are read with the probe's own parser.
+RW205–RW207 and pending reboot; with a module-params file beside it, RW208 too. Unless they say otherwise:
+files naming different hosts (a pasted prompt, the file name) are never judged together, and two files of
+one kind are each judged on its own (roce_wizard.analyze_hosts).
+A run directory (or a support bundle) is read by its layout (roce_wizard.analyze_runs): raw/<target>/<probe>.json
+records with the probe's own parser, a failed command or refused connection as what it is, switch session logs,
+and the run's own results.json as findings (a `fix` run's events in their final state); members of an archive
+are named archive:path-inside-it. A sysinfo-snapshot folder or .tgz is read by its layout (roce_wizard.sysinfo).
 """
 
 from __future__ import annotations

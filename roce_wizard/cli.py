@@ -393,7 +393,8 @@ def analyze(
                 continue
             seen.add(key)
             # escaped: summaries and fixes carry brackets (pyVmomi calls, `[...]` lists) rich would eat
-            console.print(f"    [{STYLE[finding.status]}]{SYMBOL[finding.status]}[/] {finding.check} "
+            where = f"{escape(printable(finding.target))}: " if finding.target else ""  # a run's results: per host
+            console.print(f"    [{STYLE[finding.status]}]{SYMBOL[finding.status]}[/] {finding.check} {where}"
                           f"{escape(printable(finding.summary))}"
                           + (f"  [dim](with {escape(printable(', '.join(others)))})[/]" if others else ""),
                           highlight=False, soft_wrap=True)
