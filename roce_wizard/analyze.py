@@ -82,6 +82,7 @@ class Source:
     host: str | None = None
     results: bool = False  # a run's own results (results.json, or its events)
     session: bool = False  # a switch session log the run recorded
+    error: str | None = None  # nothing to read here, and why (a snapshot's "Could not run" part)
 
 
 def _shown(base: str, root: Path, f: Path, archive: bool) -> str:
@@ -136,7 +137,7 @@ def _snapshot_sources(root: Path, shown: str) -> Iterable[Source]:
     host = sysinfo.host_of(root)
     for part in sysinfo.parts(root):
         yield Source(root / part.name.split("#", 1)[0], f"{shown}/{part.name}", shown, text=part.text,
-                     kind=part.kind, host=host)
+                     kind=part.kind, host=host, error=part.error)
 
 
 def read_one(path: Path, group: str, name: str | None = None) -> AnalyzedFile:
@@ -146,6 +147,8 @@ def read_one(path: Path, group: str, name: str | None = None) -> AnalyzedFile:
 def read_source(src: Source) -> AnalyzedFile:
     if src.results:
         return _run_results(src)
+    if src.error is not None:
+        return AnalyzedFile(src.name, src.kind or UNKNOWN, None, src.group, error=src.error, host=src.host)
     text = src.text
     if text is None:
         try:  # regular files only (a FIFO is never waited on), at most MAX_BYTES of it

@@ -25,8 +25,9 @@ _PROMPTS = (
     re.compile(rf"^\[\w[\w.-]*@(?P<host>{_HOSTNAME})\s[^\]]*\][#$]"),  # RHEL: [root@node1 ~]#
     re.compile(rf"^\w[\w.-]*@(?P<host>{_HOSTNAME}):[^\s]*\s?[#$]\s"),  # Debian: root@node1:~#
 )
-# a file name's leading token that reads as a host: letters, a dash, a number (esx-01, gpu-node-12)
-_NAME_HOST = re.compile(r"^(?P<host>[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-\d+[a-z]?)(?=[._ ]|--|$)")
+# a file name's leading token that reads as a host: letters, a dash, a number (esx-01, gpu-node-12), with more
+# name after it (esx-01_vibs.txt); a name that is only such a token (mlxconfig-2.txt) is a numbered copy, no host
+_NAME_HOST = re.compile(r"^(?P<host>[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-\d+[a-z]?)(?:[_ ]|--|\.(?=[^.]+\.))\w")
 
 
 class Judged(Protocol):

@@ -317,8 +317,9 @@ _STAGES = ("preflight", "bios", "esxi", "vsphere", "guest", "switch", "validate"
 
 
 def _status_line(summary: dict[str, Any]) -> str:
+    ended = f" (final state; the run ended with exit code {summary['exit_code']})" if "exit_code" in summary else ""
     return (f"{summary.get('pass', 0)} passed, {summary.get('warn', 0)} warnings, {summary.get('fail', 0)} failed, "
-            f"{summary.get('error', 0)} could not run, {summary.get('skip', 0)} skipped")
+            f"{summary.get('error', 0)} could not run, {summary.get('skip', 0)} skipped{ended}")
 
 
 def _by_stage(results: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -49,6 +49,7 @@ class Part:
     name: str  # where it is inside the snapshot: commands_txt_output/cma_roce_mode.txt#mlx5_0
     text: str
     kind: str | None  # None: detect from the text
+    error: str | None = None  # the snapshot holds no output here: why (its own "Could not run" line, too large)
 
 
 def is_snapshot(path: Path) -> bool:
@@ -74,6 +75,7 @@ def parts(root: Path) -> Iterator[Part]:
             continue
         text = _read(f)
         if text is None:
+            yield Part(f"{TXT_DIR}/{f.name}", "", TXT_KINDS[stem], read_error(f))
             continue
         yield from _split(f"{TXT_DIR}/{f.name}", _body(text), TXT_KINDS[stem])
     for f in sorted((root / "firmware").iterdir()) if (root / "firmware").is_dir() else []:
@@ -88,7 +90,10 @@ def parts(root: Path) -> Iterator[Part]:
         if (root / "ethtool_S").is_dir() else set()
     for f in sorted((root / "ethtool_S").glob("ethtool_S_*")) if (root / "ethtool_S").is_dir() else []:
         text = _read(f)
-        if text is not None and not text.startswith("Could not run command"):
+        if text is None or text.startswith("Could not run command"):
+            yield _failed(f"ethtool_S/{f.name}", "ethtool_stats", text) if text else \
+                Part(f"ethtool_S/{f.name}", "", "ethtool_stats", read_error(f))
+        else:
             yield Part(f"ethtool_S/{f.name}", text, "ethtool_stats")
     for f in sorted(root.glob("*.html")):
         if f.name in ("performance_tuning_analyze.html", "sr_iov.html"):
@@ -101,8 +106,21 @@ def parts(root: Path) -> Iterator[Part]:
 def _read(path: Path) -> str | None:
     try:
         return read_bounded(path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
-    except InputError:
+    except InputError:  # too large, or not a regular file: said by read_error()
         return None
+
+
+def read_error(path: Path) -> str | None:
+    try:
+        read_bounded(path, MAX_FILE_BYTES)
+    except InputError as exc:
+        return str(exc).removeprefix(f"{path}: ")
+    return None
+
+
+def _failed(name: str, kind: str | None, text: str) -> Part:
+    said = next((ln.strip() for ln in text.splitlines() if "Could not run" in ln), text.strip()[:200])
+    return Part(name, "", kind, f"the snapshot holds no output: {said}")
 
 
 def _body(text: str) -> str:
@@ -122,6 +140,7 @@ def _split(name: str, text: str, kind: str | None) -> Iterator[Part]:
         body = text[head.start():end]  # the command line the tool wrote names the device: the parsers read it
         body = re.sub(r"\n-{5,}\s*\Z|\n_{5,}\s*\Z", "\n", body.rstrip() + "\n")
         if "Could not run command" in body:
+            yield _failed(f"{name}#{head.group('dev')}", kind, body)
             continue
         yield Part(f"{name}#{head.group('dev')}", body.strip("\n") + "\n", kind)
 
@@ -141,5 +160,7 @@ def _html_parts(name: str, text: str, txt_names: set[str], ethtool_s: set[str]) 
                 continue
             end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
             part = body[head.end():end].split("\n____________", 1)[0].strip("\n")
-            if part and not part.startswith("Could not run command"):
+            if part.startswith("Could not run command"):
+                yield _failed(f"{name}#ethtool {head.group('opt')} {head.group('dev')}", kind, part)
+            elif part:
                 yield Part(f"{name}#ethtool {head.group('opt')} {head.group('dev')}", part + "\n", kind)

@@ -48,7 +48,9 @@ def build_snapshot(base: Path) -> Path:
                                                 "cma_roce_mode -d mlx5_1\n\nRoCE v2\n"))
     # mlnx_qos_handler(): "\n\nmlnx_qos -i <iface>\n<output>\n____________\n\n" per interface
     qos = _output("mlnx_qos/ens14f0-trust-pcp-no-dscp-map.txt", ("mlnx_qos ",))
-    (txt / "mlnx_qos_handler.txt").write_text(_txt("mlnx_qos_handler", f"\n\nmlnx_qos -i ens14f0\n{qos}\n____________\n\n"))
+    (txt / "mlnx_qos_handler.txt").write_text(_txt("mlnx_qos_handler", f"\n\nmlnx_qos -i ens14f0\n{qos}\n____________\n\n"
+                                                   "\n\nmlnx_qos -i ens14f1\nCould not run command: mlnx_qos -i ens14f1"
+                                                   "\n____________\n\n"))
     (txt / "lsmod.txt").write_text(_txt("lsmod", "Module                  Size  Used by\nmlx5_ib               385024  0\n"))
     # general_fw_commands_handler('fwconfig'): firmware/mlxconfig_<device without : . />, the command line first
     mlxconfig = _output("mlxconfig_query/cx4lx-mcx4121a-full-next-boot-trailing-pad.txt")

@@ -68,3 +68,13 @@ def test_a_host_in_the_file_names_keeps_the_hosts_apart(tmp_path):
     (tmp_path / "esx-02_module_params.txt").write_text(MODULE_PARAMS)
     _, out = analyze_json(tmp_path)
     assert rw208(out) == {"esx-01_mlxconfig.txt": [], "esx-02_module_params.txt": []}
+    # numbered copies (query-1.txt, query-2.txt) name no host: each is judged with the module params
+    other = tmp_path / "copies"
+    other.mkdir()
+    (other / "query-1.txt").write_text(SIXTEEN)
+    (other / "query-2.txt").write_text(FIFTEEN)
+    (other / "module.txt").write_text(MODULE_PARAMS)
+    _, out = analyze_json(other)
+    got = rw208(out)
+    assert got["query-1.txt"] == [("pass", ["query-1.txt", "module.txt"])]
+    assert got["query-2.txt"] == [("fail", ["query-2.txt", "module.txt"])]

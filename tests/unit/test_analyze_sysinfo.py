@@ -18,6 +18,7 @@ EXPECTED = {
     "commands_txt_output/ibdev2netdev.txt": "ibdev2netdev",
     "commands_txt_output/ibv_devinfo_v.txt": "ibv_devinfo",
     "commands_txt_output/mlnx_qos_handler.txt#ens14f0": "mlnx_qos",
+    "commands_txt_output/mlnx_qos_handler.txt#ens14f1": "mlnx_qos",  # the tool could not run it there
     "commands_txt_output/ofed_info_s.txt": "ofed_info",
     "firmware/mlxconfig_devmstmt4117_pciconf0": "mlxconfig_query",
     "ethtool_S/ethtool_S_enp178s0f0": "ethtool_stats",
@@ -45,7 +46,12 @@ def test_a_snapshot_folder_is_read_by_its_layout(tmp_path):
     code, out = analyze_json(root)
     got = _members(out, f"{root}/")
     assert {name: f["kind"] for name, f in got.items()} == EXPECTED  # no "unknown", no lsmod/report noise
-    assert {f.get("host") for f in got.values()} == {HOST} and not [f for f in got.values() if f["error"]]
+    assert {f.get("host") for f in got.values()} == {HOST}
+    # a device the tool could not query is said, not dropped and not judged on a default
+    failed = got.pop("commands_txt_output/mlnx_qos_handler.txt#ens14f1")
+    assert failed["facts"] is None and failed["findings"] == []
+    assert failed["error"] == "the snapshot holds no output: Could not run command: mlnx_qos -i ens14f1"
+    assert not [f for f in got.values() if f["error"]]
     # per device: mlx5_0 left on the v1 default, mlx5_1 on v2 — two parts of one kind, each its own verdict
     assert _verdicts(got["commands_txt_output/cma_roce_mode.txt#mlx5_0"])["RW408"] == "fail"
     assert _verdicts(got["commands_txt_output/cma_roce_mode.txt#mlx5_1"])["RW408"] == "pass"
