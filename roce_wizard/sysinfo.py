@@ -128,8 +128,16 @@ def _body(text: str) -> str:
     return rest if _INVOKED.match(first) else text
 
 
+# what the tool writes instead of an output when it could not run the command (its handlers' own strings)
+_TOOL_FAILURES = re.compile(r"^(Could not run.*|No interfaces were found|mlnx_qos command not found|"
+                            r"Failed to retrieve mlx devices|There are no mlx devices|Failed to run the command.*)$")
+
+
 def _split(name: str, text: str, kind: str | None) -> Iterator[Part]:
     """One part per device for the files that hold many; the whole text otherwise."""
+    if _TOOL_FAILURES.match(text.strip()):
+        yield Part(name, "", kind, f"the snapshot holds no output: {text.strip()[:200]}")
+        return
     block = {"cma_roce_mode": _CMA_BLOCK, "mlnx_qos": _QOS_BLOCK}.get(kind or "")
     heads = list(block.finditer(text)) if block else []
     if not heads:

@@ -71,3 +71,19 @@ def test_a_snapshot_tgz_reads_like_its_folder_named_inside_the_archive(tmp_path)
     assert {n: (f["kind"], f["facts"], _verdicts(f)) for n, f in got.items()} == \
            {n: (f["kind"], f["facts"], _verdicts(f)) for n, f in want.items()}
     assert code == 1
+
+
+def test_a_command_the_tool_could_not_run_is_said_not_judged(tmp_path):
+    root = build_snapshot(tmp_path)
+    # cma_roce_handler() and mlnx_qos_handler() write these instead of an output
+    (root / "commands_txt_output" / "cma_roce_mode.txt").write_text(
+        "Invoked Command: cma_roce_mode\nFailed to retrieve mlx devices")
+    (root / "commands_txt_output" / "mlnx_qos_handler.txt").write_text(
+        "Invoked Command: mlnx_qos_handler\nmlnx_qos command not found")
+    _, out = analyze_json(root)
+    got = _members(out, f"{root}/")
+    cma, qos = got["commands_txt_output/cma_roce_mode.txt"], got["commands_txt_output/mlnx_qos_handler.txt"]
+    assert (cma["kind"], cma["facts"], cma["findings"]) == ("cma_roce_mode", None, [])
+    assert cma["error"] == "the snapshot holds no output: Failed to retrieve mlx devices"
+    assert (qos["kind"], qos["facts"], qos["error"]) == ("mlnx_qos", None,
+                                                         "the snapshot holds no output: mlnx_qos command not found")
