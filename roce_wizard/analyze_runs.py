@@ -69,15 +69,35 @@ def session_failure(text: str) -> str | None:
 
 
 def results_document(root: Path) -> dict[str, Any] | None:
-    """The run's results: results.json, else rebuilt from the events in their final state."""
-    from roce_wizard.runlog import read_events, read_json_file  # noqa: PLC0415
+    """The run's results: results.json, else rebuilt from the events in their final state. Read like any
+    file handed to `analyze` (regular files only, bounded); unreadable, torn or nested too deeply: None."""
+    from roce_wizard.untrusted import InputError, read_bounded  # noqa: PLC0415
 
-    results = read_json_file(root / "results.json") if (root / "results.json").is_file() else None
-    if isinstance(results, dict):
-        return results
-    if (root / "events.jsonl").is_file():
-        return results_from_events(read_events(root))
-    return None
+    def read(name: str) -> bytes | None:
+        try:
+            return read_bounded(root / name) if (root / name).is_file() else None
+        except InputError:
+            return None
+
+    try:
+        data = read("results.json")
+        results = json.loads(data.rstrip(b"\x00").decode("utf-8")) if data else None
+        if isinstance(results, dict):
+            return results
+        data = read("events.jsonl")
+        if data is None:
+            return None
+        events = []
+        for line in data.replace(b"\x00", b"").split(b"\n"):
+            try:
+                event = json.loads(line.decode("utf-8")) if line.strip() else None
+            except ValueError:  # a torn line: skipped, as the run log's own reader does
+                continue
+            if isinstance(event, dict):
+                events.append(event)
+        return results_from_events(events)
+    except (ValueError, RecursionError):
+        return None
 
 
 def findings_of(results: dict[str, Any]) -> list[Finding]:

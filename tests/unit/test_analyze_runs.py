@@ -97,3 +97,12 @@ def test_analyze_bundle_names_members_inside_it_and_matches_the_run_dir(tmp_path
     assert back_code == direct_code == 0
     human = runner.invoke(app, ["analyze", str(out)]).output
     assert "/tmp" not in human.replace(str(tmp_path), "") and "not recognised" not in human
+
+
+def test_a_torn_or_hostile_results_json_is_said_not_a_traceback(tmp_path):
+    run = fix_run(tmp_path)
+    (run / "results.json").write_text("[" * 100_000 + "]" * 100_000)  # nested deeper than json can walk
+    result = runner.invoke(app, ["analyze", "--json", str(run)])
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    (entry,) = [f for f in json.loads(result.stdout)["files"] if f["kind"] == "run-results"]
+    assert entry["error"] == "the run's results could not be read" and entry["findings"] == []
