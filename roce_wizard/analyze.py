@@ -52,6 +52,7 @@ class AnalyzedFile:
     error: str | None = None
     findings: list[Finding] = field(default_factory=list)
     host: str | None = None  # the machine a prompt or the file name names (roce_wizard.analyze_hosts)
+    item: str | None = None  # a per-item probe's record (esxi_sriovnic_vf_list.vmnic2.json): its item
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -176,6 +177,14 @@ def _run_results(src: Source) -> AnalyzedFile:
 
 
 def _judge_text(src: Source, text: str) -> AnalyzedFile:
+    judged = _judge_text_as(src, text)
+    stem = src.path.stem.split(".", 1)
+    if src.path.suffix == ".json" and len(stem) == 2 and stem[0] in PROBES and PROBES[stem[0]].items is not None:
+        judged.item = stem[1]  # one item of a per-item probe: judged with its siblings, as the run did
+    return judged
+
+
+def _judge_text_as(src: Source, text: str) -> AnalyzedFile:
     path, group, kind = src.path, src.group, src.kind
     if path.suffix == ".json" and src.text is None:
         probe = path.stem.split(".", 1)[0]
@@ -221,28 +230,44 @@ def judge_group(members: list[AnalyzedFile], checks: dict[str, LoadedCheck], pol
         _judge_unit(unit, checks, policy)
 
 
+def _picks(files: list[AnalyzedFile]) -> list[tuple[AnalyzedFile, ...]]:
+    """The ways to read one kind: each file on its own, or, for a run's per-item records (one VF list per
+    vmnic), all of them together as {item: facts} the way the run itself held them."""
+    items = [f.item for f in files]
+    if len(files) > 1 and None not in items and len(set(items)) == len(items):
+        return [tuple(files)]
+    return [(f,) for f in files]
+
+
+def _facts_of(pick: tuple[AnalyzedFile, ...]) -> tuple[Any, str]:
+    if len(pick) == 1 and pick[0].item is None:
+        return pick[0].facts, pick[0].raw
+    return {f.item: f.facts for f in pick}, "\n".join(f.raw for f in pick)
+
+
 def _judge_unit(members: list[AnalyzedFile], checks: dict[str, LoadedCheck], policy: Policy) -> None:
     by_kind: dict[str, list[AnalyzedFile]] = {}
     for f in members:
         if f.facts is not None and f.kind not in (RUN_RESULTS, RUN_RECORD):
             by_kind.setdefault(f.kind, []).append(f)
+    picks = {k: _picks(fs) for k, fs in by_kind.items()}
     kinds = set(by_kind)
-    single = {k: fs[0] for k, fs in by_kind.items() if len(fs) == 1}
+    single = {k: ps[0] for k, ps in picks.items() if len(ps) == 1}
     for check in checks.values():
         if not analyzable(check, kinds):
             continue
         used = [k for k in dict.fromkeys((*check.meta.probes, *check.meta.optional_probes)) if k in kinds]
-        doubled = any(len(by_kind[k]) > 1 for k in used)
-        for combo in combinations(by_kind, used):
-            chosen = {**single, **{f.kind: f for f in combo}}
-            data = {k: f.facts for k, f in chosen.items()}
-            raw = {k: f.raw for k, f in chosen.items()}
+        doubled = any(len(picks[k]) > 1 for k in used)
+        for combo in combinations(picks, used):
+            chosen = {**single, **dict(zip(used, combo))}
+            read = {k: _facts_of(pick) for k, pick in chosen.items()}
+            data, raw = {k: v[0] for k, v in read.items()}, {k: v[1] for k, v in read.items()}
             findings = evaluate_check(check, Facts(data=data, target=None, raw=raw), policy)
             findings = [f for f in findings if not (f.status is Status.SKIP and "not applicable" in f.summary)]
+            owners = [f for pick in combo for f in pick]
             if doubled:  # say which files: another file of the same kind says something else
-                names = [f.path for f in combo]
-                findings = [replace(f, details={**f.details, "files": names}) for f in findings]
-            for owner in combo:
+                findings = [replace(f, details={**f.details, "files": [o.path for o in owners]}) for f in findings]
+            for owner in owners:
                 owner.findings.extend(findings)
 
 

@@ -71,6 +71,6 @@ def by_host(members: Sequence[Judged]) -> list[list[Judged]]:
     return units
 
 
-def combinations(by_kind: dict[str, list[Judged]], used: Sequence[str]) -> Iterator[tuple[Judged, ...]]:
-    """Every way to pick one file per kind the check reads (one when no kind is doubled), bounded."""
-    return itertools.islice(itertools.product(*(by_kind[k] for k in used)), COMBINATIONS)
+def combinations(picks: dict[str, list[Any]], used: Sequence[str]) -> Iterator[tuple[Any, ...]]:
+    """Every way to pick one reading per kind the check reads (one when no kind is doubled), bounded."""
+    return itertools.islice(itertools.product(*(picks[k] for k in used)), COMBINATIONS)

@@ -106,3 +106,21 @@ def test_a_torn_or_hostile_results_json_is_said_not_a_traceback(tmp_path):
     assert result.exception is None or isinstance(result.exception, SystemExit)
     (entry,) = [f for f in json.loads(result.stdout)["files"] if f["kind"] == "run-results"]
     assert entry["error"] == "the run's results could not be read" and entry["findings"] == []
+
+
+def test_a_runs_per_item_records_are_judged_together_as_the_run_held_them(tmp_path, monkeypatch):
+    """One VF list per vmnic (raw/esx-01/esxi_sriovnic_vf_list.vmnic2.json, .vmnic3.json): RW215 reads them
+    as {vmnic: list}, as doctor did, not each alone ("vmnic3: its VF list was not read") nor the later for both."""
+    from tests.unit.test_bundle import SAMPLE
+
+    monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", str(tmp_path / "state"))
+    doctor = runner.invoke(app, ["doctor", "-i", str(SAMPLE / "inventory.yaml"), "--replay",
+                                 str(SAMPLE / "recordings.yaml"), "--json"])
+    (run,) = [p for p in (tmp_path / "state" / "runs").iterdir() if p.is_dir()]
+    said = {(r["subject"], r["status"]) for r in json.loads(doctor.stdout)["results"]
+            if r["check"] == "RW215" and r["target"] == "esx-01"}
+    _, out = analyze_json(str(run / "raw" / "esx-01"))
+    per_file = [{(x["subject"], x["status"]) for x in f["findings"] if x["check"] == "RW215"}
+                for f in out["files"] if "esxi_sriovnic_vf_list." in f["path"]]
+    assert said == {("vmnic2", "pass"), ("vmnic3", "pass")}
+    assert per_file == [said, said]  # (doctor's wanted counts come from the inventory, analyze's from max_vfs)
