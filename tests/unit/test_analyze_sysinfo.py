@@ -87,3 +87,16 @@ def test_a_command_the_tool_could_not_run_is_said_not_judged(tmp_path):
     assert cma["error"] == "the snapshot holds no output: Failed to retrieve mlx devices"
     assert (qos["kind"], qos["facts"], qos["error"]) == ("mlnx_qos", None,
                                                          "the snapshot holds no output: mlnx_qos command not found")
+
+
+def test_show_pretty_gids_is_said_unread_not_judged_as_an_empty_gid_table(tmp_path):
+    root = build_snapshot(tmp_path)
+    # show_pretty_gids_handler(): its own table (type and netdev columns, no VER), then n_gids_found
+    (root / "commands_txt_output" / "show_pretty_gids.txt").write_text(
+        "Invoked Command: show_pretty_gids\nDEV\tPORT\tINDEX\tGID\t\t\t\t\t\tIPv4\n"
+        "---\t----\t-----\t---\t\t\t\t\t\t------------\n"
+        "mlx5_0\t1\t3\t0000:0000:0000:0000:0000:ffff:c0a8:010b\t\t192.168.1.11  \tRoCE v2\t\tens1f0\n"
+        "\nn_gids_found=1\n")
+    _, out = analyze_json(root)
+    gids = _members(out, f"{root}/")["commands_txt_output/show_pretty_gids.txt"]
+    assert gids["facts"] is None and gids["findings"] == [] and "could not be told" in gids["error"]
