@@ -81,16 +81,26 @@ def find_run(run: Path | None, base: Path | None = None) -> Path:
             raise BundleError(f"--run {run}: not a run directory (no events.jsonl, no raw/)")
         return run
     root = runs_dir(base)
-    runs = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    # a run's name is its start second and a random suffix: two runs of one second (a doctor, then the fix
+    # right after it) are ordered by when their journal was last written, never by the random part
+    runs = sorted((p for p in root.iterdir() if p.is_dir()), key=_run_order) if root.is_dir() else []
     latest = root / "latest"
     if latest.is_file():
         named = root / latest.read_text(encoding="utf-8").strip()
         if named.is_dir():
             newest = runs[-1] if runs else named
-            return newest if newest.name > named.name else named
+            return newest if _run_order(newest) > _run_order(named) else named
     if not runs:
         raise BundleError(f"no runs under {root}: run `roce-wizard doctor` first, or pass --run RUN_DIR")
     return runs[-1]
+
+
+def _run_order(run: Path) -> tuple[str, int]:
+    try:
+        written = (run / "events.jsonl").stat().st_mtime_ns
+    except OSError:
+        written = 0
+    return run.name[:15], written
 
 
 def _read_json(path: Path) -> Any:

@@ -124,3 +124,20 @@ def test_a_runs_per_item_records_are_judged_together_as_the_run_held_them(tmp_pa
                 for f in out["files"] if "esxi_sriovnic_vf_list." in f["path"]]
     assert said == {("vmnic2", "pass"), ("vmnic3", "pass")}
     assert per_file == [said, said]  # (doctor's wanted counts come from the inventory, analyze's from max_vfs)
+
+
+def test_export_takes_the_run_that_ended_last_when_two_started_in_one_second(tmp_path, monkeypatch):
+    """A doctor, then a fix in the same second: the fix is the newest run whatever its random name part."""
+    import os
+
+    from roce_wizard.bundle import find_run
+
+    monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", str(tmp_path / "state"))
+    runs = tmp_path / "state" / "runs"
+    doctor, fix = runs / "20261126-130754-ffffff", runs / "20261126-130754-000000"
+    for run, ns in ((doctor, 1_000_000_000), (fix, 2_000_000_000)):
+        (run / "raw").mkdir(parents=True)
+        (run / "events.jsonl").write_text('{"type": "run-start"}\n')
+        os.utime(run / "events.jsonl", ns=(ns, ns))
+    (runs / "latest").write_text(doctor.name + "\n")  # only doctor writes `latest`
+    assert find_run(None) == fix
