@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 from roce_wizard import parsers
 from roce_wizard.cli import app
 from roce_wizard.parsers.base import Parser
+from tests.unit.test_analyze import MODULE_PARAMS
 from tests.unit.test_analyze_groups import FIFTEEN, SIXTEEN, rw208
 from tests.unit.test_analyze_runs import fix_run
 from tests.unit.test_containment import ODD, VIB_CMD, VIBS
-from tests.unit.test_analyze import MODULE_PARAMS
 
 runner = CliRunner()
 
