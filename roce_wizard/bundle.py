@@ -47,6 +47,7 @@ from typing import Any
 import yaml
 
 from roce_wizard import __version__
+from roce_wizard.analyze_runs import results_from_events
 from roce_wizard.anonymize import Anonymizer
 from roce_wizard.redact import (
     _SECRET_ENV,
@@ -57,7 +58,7 @@ from roce_wizard.redact import (
     _is_reference,
 )
 
-__all__ = ["MIN_SECRET_LEN", "REDACTED", "Anonymizer", "BundleError", "Redactor", "build_bundle"]
+__all__ = ["MIN_SECRET_LEN", "REDACTED", "Anonymizer", "BundleError", "Redactor", "build_bundle", "results_from_events"]
 
 MANIFEST = "bundle.json"
 
@@ -80,16 +81,26 @@ def find_run(run: Path | None, base: Path | None = None) -> Path:
             raise BundleError(f"--run {run}: not a run directory (no events.jsonl, no raw/)")
         return run
     root = runs_dir(base)
-    runs = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    # a run's name is its start second and a random suffix: two runs of one second (a doctor, then the fix
+    # right after it) are ordered by when their journal was last written, never by the random part
+    runs = sorted((p for p in root.iterdir() if p.is_dir()), key=_run_order) if root.is_dir() else []
     latest = root / "latest"
     if latest.is_file():
         named = root / latest.read_text(encoding="utf-8").strip()
         if named.is_dir():
             newest = runs[-1] if runs else named
-            return newest if newest.name > named.name else named
+            return newest if _run_order(newest) > _run_order(named) else named
     if not runs:
         raise BundleError(f"no runs under {root}: run `roce-wizard doctor` first, or pass --run RUN_DIR")
     return runs[-1]
+
+
+def _run_order(run: Path) -> tuple[str, int]:
+    try:
+        written = (run / "events.jsonl").stat().st_mtime_ns
+    except OSError:
+        written = 0
+    return run.name[:15], written
 
 
 def _read_json(path: Path) -> Any:
@@ -315,22 +326,10 @@ _SYMBOL = {"pass": "✓", "warn": "!", "fail": "✗", "error": "?", "skip": "-"}
 _STAGES = ("preflight", "bios", "esxi", "vsphere", "guest", "switch", "validate")
 
 
-def results_from_events(events: list[dict[str, Any]]) -> dict[str, Any]:
-    """A results.json for a run that wrote none (fix, or a killed doctor): its last finding per subject."""
-    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for e in events:
-        if e.get("type") == "finding":
-            row = {k: v for k, v in e.items() if k not in ("type", "ts")}
-            rows[(row.get("check", ""), row.get("target", ""), row.get("subject") or "")] = row
-    counts = {s: 0 for s in _SYMBOL}
-    for row in rows.values():
-        counts[row.get("status", "error")] = counts.get(row.get("status", "error"), 0) + 1
-    return {"version": 1, "results": list(rows.values()), "summary": {**counts, "rebuilt_from_events": True}}
-
-
 def _status_line(summary: dict[str, Any]) -> str:
+    ended = f" (final state; the run ended with exit code {summary['exit_code']})" if "exit_code" in summary else ""
     return (f"{summary.get('pass', 0)} passed, {summary.get('warn', 0)} warnings, {summary.get('fail', 0)} failed, "
-            f"{summary.get('error', 0)} could not run, {summary.get('skip', 0)} skipped")
+            f"{summary.get('error', 0)} could not run, {summary.get('skip', 0)} skipped{ended}")
 
 
 def _by_stage(results: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -391,13 +391,17 @@ def analyze(
             console.print_json(json.dumps(f.facts, default=str), ensure_ascii=True)  # \u-escapes C1 controls too
         seen = set()
         for finding in f.findings:
-            key = (finding.check, finding.subject, finding.summary)
+            others = [n for n in finding.details.get("files", ()) if n != f.path]  # read with another file
+            key = (finding.check, finding.subject, finding.summary, tuple(others))
             if key in seen:
                 continue
             seen.add(key)
             # escaped: summaries and fixes carry brackets (pyVmomi calls, `[...]` lists) rich would eat
-            console.print(f"    [{STYLE[finding.status]}]{SYMBOL[finding.status]}[/] {finding.check} "
-                          f"{escape(printable(finding.summary))}", highlight=False, soft_wrap=True)
+            where = f"{escape(printable(finding.target))}: " if finding.target else ""  # a run's results: per host
+            console.print(f"    [{STYLE[finding.status]}]{SYMBOL[finding.status]}[/] {finding.check} {where}"
+                          f"{escape(printable(finding.summary))}"
+                          + (f"  [dim](with {escape(printable(', '.join(others)))})[/]" if others else ""),
+                          highlight=False, soft_wrap=True)
             if finding.fix and finding.status.value in ("fail", "warn"):
                 console.print(f"        fix: {escape(printable(finding.fix))}", highlight=False, soft_wrap=True)
         if f.kind == "unknown":

@@ -6,6 +6,9 @@ or address; analyze reads the bundle back with the findings it reads from the ru
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import tarfile
 from collections import Counter
 from collections.abc import Iterator
@@ -107,9 +110,47 @@ def _findings(payload: dict) -> Counter:
 def test_analyze_reads_the_lab_bundle_back(lab_run):
     out = lab_run["tmp"] / "readback.tar.gz"
     assert runner.invoke(app, ["export", "--run", str(lab_run["run"]), "-o", str(out)]).exit_code == 0
-    # a bundle's tool outputs are its raw/ (a run dir's sessions/ transcripts are there too, not judged twice)
-    direct = json.loads(runner.invoke(app, ["analyze", "--json", str(lab_run["run"] / "raw")]).stdout)
+    # the bundle judges what the run dir judges: its results, raw records and switch session logs
+    direct = json.loads(runner.invoke(app, ["analyze", "--json", str(lab_run["run"])]).stdout)
     back = json.loads(runner.invoke(app, ["analyze", "--json", str(out)]).stdout)
     assert _findings(direct) and _findings(back) == _findings(direct)
+    assert any("/sessions/" in f["path"] for f in back["files"])
     # and the healthy lab's own findings are what doctor said: no failure on esx-01's recorded outputs
     assert not [x for f in back["files"] if "/raw/esx-01/" in f["path"] for x in f["findings"] if x["status"] == "fail"]
+
+
+def test_a_fixed_lab_runs_bundle_reads_back_as_the_runs_final_state(tmp_path, monkeypatch):
+    """`lab up --detach` (a process of its own), doctor, fix, export, then `analyze BUNDLE --json`."""
+    env = {**os.environ, "ROCE_WIZARD_STATE_DIR": str(tmp_path / "state")}
+    monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", env["ROCE_WIZARD_STATE_DIR"])
+    lab_dir = tmp_path / "lab"
+    up = subprocess.run([sys.executable, "-m", "roce_wizard.cli", "lab", "up", "--detach", "--dir", str(lab_dir),
+                         "--hosts", "1", "--fault", "RW213@esx-01"], env=env, capture_output=True, text=True,
+                        timeout=60)
+    assert up.returncode == 0, up.stderr + up.stdout
+    try:
+        inventory = str(lab_dir / "inventory.yaml")
+        doctor = runner.invoke(app, ["doctor", "-i", inventory])
+        assert "RW213" in doctor.output
+        fixed = runner.invoke(app, ["fix", "-i", inventory, "--yes"])
+        assert fixed.exit_code == 0 and "✓ esx-01 RW213" in fixed.output, fixed.output
+        out = tmp_path / "fixed.tar.gz"
+        assert runner.invoke(app, ["export", "-o", str(out)]).exit_code == 0  # the newest run: the fix
+    finally:
+        subprocess.run([sys.executable, "-m", "roce_wizard.cli", "lab", "down", "--dir", str(lab_dir)], env=env,
+                       capture_output=True, text=True, timeout=60)
+    result = runner.invoke(app, ["analyze", "--json", str(out)])
+    back = json.loads(result.stdout)
+    with tarfile.open(out) as tar:
+        top = next(n for n in tar.getnames() if "/" not in n)
+    assert all(f["path"].startswith(f"{out}:{top}/") for f in back["files"])  # never a temporary path
+    assert not [f["path"] for f in back["files"] if f["kind"] == "unknown"]  # the tool's own records are named
+    (results,) = [f for f in back["files"] if f["kind"] == "run-results"]
+    rw213 = [(x["target"], x["status"]) for x in results["findings"] if x["check"] == "RW213"]
+    assert rw213 == [("esx-01", "pass")]  # the fix's final round, not the warning it fixed
+    refused = [f for f in back["files"] if f["kind"] == "run-record"]
+    assert refused and all(f["error"].startswith("could not connect") for f in refused)
+    # esx-01's recorded outputs are those of the final round: the power policy judged after the fix
+    policy = [x["status"] for f in back["files"] if f["path"].endswith("/raw/esx-01/esxi_power_policy.json")
+              for x in f["findings"] if x["check"] == "RW213"]
+    assert policy == ["pass"]

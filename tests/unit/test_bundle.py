@@ -206,8 +206,12 @@ def test_analyze_reads_a_bundle_back_with_the_same_findings(recorded):
     assert _findings(expected) and _findings(got) == _findings(expected)
     assert _findings(got_anon) == _findings(expected)
     assert from_bundle.exit_code == direct.exit_code == from_anon.exit_code == 1
-    # the bundle's own report files are not taken for tool outputs
-    assert not [f["path"] for f in got["files"] if "/raw/" not in f["path"]]
+    # the bundle's own report files are not taken for tool outputs; its members are what the run dir holds
+    # (results, raw records, session logs), each named by its path inside the bundle, never a temporary path
+    assert all(f["path"].startswith(f"{plain}:roce-wizard-bundle-{run.name}/") for f in got["files"])
+    inside = sorted(f["path"].split("/", 1)[1] for f in (x | {"path": x["path"].split(":", 1)[1]} for x in got["files"]))
+    assert inside == sorted(Path(f["path"]).relative_to(run).as_posix() for f in expected["files"])
+    assert "sessions/s5232f-1.log" in inside and "results.json" in inside
     summaries = sorted(x["summary"] for f in got["files"] for x in f["findings"])
     assert summaries == sorted(x["summary"] for f in expected["files"] for x in f["findings"])
 
