@@ -27,6 +27,16 @@ def fix_args(timeout: float = 60) -> list[str]:
     return ["--yes", "--allow-disruptive", "--reboot", "--batch", "2", "--poll", "0.2", "--reboot-timeout", str(timeout)]
 
 
+def settled(predicate, timeout: float = 10.0) -> bool:
+    """The lab's World follows vCenter by polling it (every 0.25 s): wait, bounded, until it shows `predicate`."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def lab(tmp_path: Path, name: str, monkeypatch, *, faults: list[str], reboot_delay: float = 0.3,
         booted_days_ago: float = 0.0, delays: dict[str, float] | None = None) -> tuple[BackgroundLab, Path, dict]:
     """A healthy 2-host lab (esx-01, esx-02, compute-01, compute-02) with `faults`, its env in the process."""
@@ -119,7 +129,7 @@ def test_a_host_that_does_not_come_back_leaves_no_other_vm_off_and_fails_loudly(
         world = background.lab.world
         result = runner.invoke(app, ["fix", "-i", str(inventory), *fix_args(timeout=8)])
         assert result.exit_code != 0, result.output[-3000:]
-        assert world.vms["compute-01"].powered_on, result.output[-3000:]  # its host came back: so did it
+        assert settled(lambda: world.vms["compute-01"].powered_on), result.output[-3000:]  # its host came back: so did it
         # its host is down (vCenter: not responding): it cannot come back, and the run says so in red
         assert not world.vms["compute-02"].powered_on
         assert "VM compute-02 is still powered off (by roce-wizard at" in result.output, result.output[-3000:]
@@ -161,7 +171,7 @@ def test_ctrl_c_during_a_reboot_brings_the_vms_back(tmp_path, monkeypatch):
                 proc.kill()
         text = out.decode()
         assert proc.returncode == 130, text[-3000:]
-        assert world.vms["compute-01"].powered_on, text[-3000:]
+        assert settled(lambda: world.vms["compute-01"].powered_on), text[-3000:]
         assert "Traceback" not in text
         assert not world.vms["compute-02"].powered_on
         assert "VM compute-02 is still powered off (by roce-wizard at" in text, text[-3000:]

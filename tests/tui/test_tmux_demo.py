@@ -150,7 +150,9 @@ def test_demo_esxi_stage_to_green_from_the_keyboard_then_quit_cleanly(tmp_path):
         screen = tmux.wait_for(lambda s: "ESXI" in s and "running]" not in s, "the main screen", 30)
         title = next(ln for ln in screen.splitlines() if "ESXI" in ln)
         n_checks = int(re.search(r"× (\d+) checks", title).group(1))
-        assert re.search(r"✗ fail 0\b", title) and re.search(r"! warn 0\b", title) and re.search(r"\? error 0\b", title), title
+        # at 120 columns the title may be cut before its error count (the cells below are read one by one)
+        assert re.search(r"✗ fail 0\b", title) and re.search(r"! warn 0\b", title), title
+        assert not re.search(r"\? error [1-9]", title), title
         # every ESXi cell, read off the screen: the grid scrolls sideways as the cursor moves right
         seen = grid_cells(screen)
         presses, deadline = 0, time.monotonic() + 30
