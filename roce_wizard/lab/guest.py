@@ -11,9 +11,10 @@ What the world decides:
   configuration (MTU, addresses) is the NetworkManager profile that applies when it appears.
 - The RDMA device (`mlx5_0` on that netdev) exists only when `World.guest_rdma` says so (VF present,
   host SR-IOV active, a verbs stack loaded).
-- `active_mtu` is the RoCE MTU the smallest MTU on the path allows (netdev, the host's uplink vmnic,
-  the VDS max MTU; not the switch port, which drops jumbo frames instead): `mtu - 92` rounded down to 4096/2048/1024/512/256, as the
-  kernel's iboe_get_mtu does.
+- `active_mtu` is local, as mlx5 computes it (mlx5_query_port_roce): min(max_mtu 4096, iboe_get_mtu(the
+  RDMA port's OWN netdev MTU)), i.e. the netdev MTU less 96 bytes of RoCE headers rounded down to
+  4096/2048/1024/512/256. In a VM that netdev is the VF's, in the guest: neither the host's uplink vmnic,
+  the VDS nor a switch port lowers it (a small hop drops the jumbo frames instead).
 - The GID table: index 0/1 the MAC-derived link-local (v1, v2), then one v1/v2 pair per address in
   the order the addresses appeared (a non-EUI-64 link-local comes up before the IPv4 at boot, which
   is how the RoCE v2 IPv4 GID ends up at index 5 instead of 3).
@@ -37,7 +38,7 @@ import re
 import shlex
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from roce_wizard.lab import perftest_cli, rdma_sysfs
@@ -212,7 +213,6 @@ class RdmaPort:
     node_guid: str
     sys_image_guid: str
     carrier: bool  # the link is up (netdev up and the physical path up)
-    path_mtus: list[tuple[str, int]] = field(default_factory=list)  # hop name -> MTU
     speed_mbps: int = 100000
 
     @property
@@ -221,12 +221,19 @@ class RdmaPort:
 
     @property
     def active_mtu(self) -> int:
-        return roce_mtu(min(m for _, m in self.path_mtus))
+        # mlx5_query_port_roce: max_mtu = IB_MTU_4096; active_mtu = min(max_mtu, iboe_get_mtu(ndev->mtu)),
+        # ndev being this port's own netdev (the VF's in a guest): local, whatever the host or switch carries
+        return min(MAX_MTU, roce_mtu(self.netdev.mtu))
+
+
+MAX_MTU = 4096  # mlx5 reports max_mtu IB_MTU_4096 on every RoCE port (drivers/infiniband/hw/mlx5/main.c)
+# include/rdma/ib_pack.h: GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4, which iboe_get_mtu takes off
+IBOE_HEADERS = 96
 
 
 def roce_mtu(eth_mtu: int) -> int:
-    """The RoCE MTU an Ethernet MTU allows (the kernel's iboe_get_mtu: headers take 92 bytes)."""
-    room = eth_mtu - 92
+    """The RoCE MTU an Ethernet MTU allows (include/rdma/ib_addr.h iboe_get_mtu: headers take 96 bytes)."""
+    room = eth_mtu - IBOE_HEADERS
     for mtu in (4096, 2048, 1024, 512, 256):
         if room >= mtu:
             return mtu
@@ -287,10 +294,9 @@ def rdma_ports(world: World, guest: Guest) -> list[RdmaPort]:
             if iface is None or (link is not None and link.current != "ETH"):
                 continue
             sp = _switch_port(world, guest.name, name)
-            hops = [(name, iface.mtu)]  # active_mtu is the HCA's own view: a switch cannot lower it
             out.append(RdmaPort(f"mlx5_{n}", 1, iface, f"0000:{card.pci_bus}:00.{n}", False, card, card.device_id,
                                 _guid(iface.mac, mellanox=True), _guid(card.base_mac, mellanox=True),
-                                iface.up and sp is not None and sp.link_up, hops, card.speed_mbps))
+                                iface.up and sp is not None and sp.link_up, card.speed_mbps))
         return out
     backing = _vf_backing(world, guest)
     iface = guest.interface(guest.roce_netdev)
@@ -299,14 +305,11 @@ def rdma_ports(world: World, guest: Guest) -> list[RdmaPort]:
     host, vmnic = backing
     card = host.cards[vmnic.card]
     sp = _switch_port(world, host.name, vmnic.name)
-    hops = [(iface.name, iface.mtu), (f"{host.name} {vmnic.name}", vmnic.mtu)]
-    if world.vcenter is not None and world.vcenter.dvs_name:
-        hops.append((f"VDS {world.vcenter.dvs_name}", world.vcenter.dvs_max_mtu))
-    # no switch hop: active_mtu comes from the vport's MTU; a small switch MTU drops jumbo RoCE frames
-    # on the wire instead (perftest / MPI see that), it does not lower active_mtu
+    # active_mtu follows the VF's own netdev MTU in the guest, as on bare metal (RdmaPort.active_mtu): the
+    # host's uplink vmnic, the VDS and the switch port do not lower it, they drop the jumbo frames instead
     carrier = iface.up and vmnic.link_up and (sp is None or sp.link_up)
     return [RdmaPort(ROCE_DEV, 1, iface, VM_PCI.get(iface.name, "0000:1b:00.0"), True, card, card.device_id + 1,
-                     _guid(iface.mac), _guid(card.base_mac, mellanox=True), carrier, hops, card.speed_mbps)]
+                     _guid(iface.mac), _guid(card.base_mac, mellanox=True), carrier, card.speed_mbps)]
 
 
 def _eui64_ll(mac: str) -> str:
@@ -2547,18 +2550,6 @@ def _f_rw403(world: World, target: str) -> None:
     _persist(world, target)
 
 
-def _f_rw404(world: World, target: str) -> None:
-    # the host's RoCE uplink runs MTU 1500 although the VDS says 9000 (the host's proxy switch out of
-    # sync with vCenter): every guest-side MTU is right, active_mtu falls to 1024
-    guest = world.guests[target]
-    if guest.vm is None:  # bare metal: active_mtu follows the netdev alone, which is RW405's fault
-        raise ValueError(f"{target}: on bare metal only the netdev MTU (RW405) lowers active_mtu")
-    backing = _vf_backing(world, guest)
-    if backing is None:
-        raise ValueError(f"{target}: its VM has no VF")
-    backing[1].mtu = 1500
-
-
 def _f_rw405(world: World, target: str) -> None:
     _roce_iface(world, target).mtu = 1500
     _persist(world, target)
@@ -2644,7 +2635,9 @@ FAULTS: dict[str, Fault] = {f.code: f for f in (
     Fault("RW402", "guest", "MLNX_OFED installed but its driver not loaded (no openibd restart, no reboot)",
           _f_rw402),
     Fault("RW403", "guest", "the RoCE netdev is not brought up at boot: port DOWN", _f_rw403),
-    Fault("RW404", "guest", "the host's RoCE uplink runs MTU 1500 under a 9000 VDS: active_mtu 1024", _f_rw404),
+    # no RW404 fault: active_mtu follows the port's own netdev (mlx5: min(4096, iboe_get_mtu(netdev MTU))), so it
+    # is below 4096 only while that netdev's MTU is below 4192 — RW405's fault, which then blocks RW404. A small
+    # host uplink / VDS / switch MTU leaves active_mtu at 4096 and drops the jumbo frames instead.
     Fault("RW405", "guest", "RoCE netdev MTU 1500", _f_rw405),
     Fault("RW406", "guest", "the management NIC also has an address in the RoCE subnet", _f_rw406),
     Fault("RW407", "guest", "only RoCE v1 GIDs (no RoCE v2 IPv4 GID)", _f_rw407),

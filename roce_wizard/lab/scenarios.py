@@ -26,7 +26,7 @@ Scenario files (``roce-wizard lab up --scenario FILE``), YAML::
         ports[0].pfc_enabled: false
       vcenter:               # … vCenter, or `world` for the World itself
         dvs_max_mtu: 1500
-    faults: [RW208@esx-02, RW404]   # injected once the lab is up, as --fault does
+    faults: [RW208@esx-02, RW405]   # injected once the lab is up, as --fault does
 
 Paths are checked against the objects: an unknown attribute, key, index or name, or a value of
 another type than the one it replaces (a set takes a list), is an error that names the file, the
@@ -360,7 +360,7 @@ def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, swi
     if "faults" in items:
         node = items["faults"][1]
         if not isinstance(node, SequenceNode):
-            raise err(node, "faults", "expected a list like [RW208@esx-02, RW404]")
+            raise err(node, "faults", "expected a list like [RW208@esx-02, RW405]")
         for item in node.value:
             spec = _value(item)
             if not isinstance(spec, str) or not re.fullmatch(r"RW\d{3}(@[A-Za-z0-9._:-]+)?", spec.strip(), re.I):

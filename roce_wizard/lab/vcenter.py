@@ -553,7 +553,7 @@ def fold_into_world(world: World, changes: dict[Path_, Any], current: dict[Path_
                 vc.portgroup = value.get("portgroup") or None
                 vc.dvs_max_mtu = int(value.get("max_mtu") or 1500)
                 vc.dvs_members = {h: list(n) for h, n in (value.get("members") or {}).items()}
-                # ESXi gives a VDS uplink the switch's MTU (what the guests' active_mtu then sees)
+                # ESXi gives a VDS uplink the switch's MTU (a guest's active_mtu follows its own VF netdev, not this)
                 for name, nics in vc.dvs_members.items():
                     host = world.hosts.get(name)
                     for nic in host.vmnics if host is not None else []:

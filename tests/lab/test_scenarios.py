@@ -43,11 +43,11 @@ set:
     dvs_max_mtu: 9000
   world:
     policy.eth_mtu: 9000
-faults: [RW208@esx-02, rw404]
+faults: [RW208@esx-02, rw405]
 """)
     scenario = load_scenario(path)
     w = scenario.world
-    assert scenario.name == "scenario" and scenario.faults == ["RW208@esx-02", "rw404"]
+    assert scenario.name == "scenario" and scenario.faults == ["RW208@esx-02", "rw405"]
     assert len(w.hosts) == 3 and list(w.switches) == ["sw-onyx-1"] and w.reboot_delay_s == 1.0
     h = w.hosts["esx-02"]
     assert h.power_policy == "High Performance" and h.module_params == {"max_vfs": "0,0,4,4"}
