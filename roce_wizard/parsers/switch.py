@@ -16,7 +16,10 @@ Kinds (docs/facts.md "## Switch" lists every key):
   os10_interfaces       OS10 `show interface [ethernet X]` (MTU, flowcontrol)
   nvue_qos_roce         Cumulus `nv show qos roce` and `nv show interface X qos roce counters` (table or -o json)
   nvue_interfaces       Cumulus `nv show interface` (table or -o json): MTU per interface
-  sonic_pfc             SONiC `show pfc priority`, `show pfc counters`, `show queue counters`
+  sonic_pfc             SONiC `show pfc priority` (and a paste of it with the counters below)
+  sonic_show_pfc        SONiC `show pfc counters [--history]` (switch_sonic.py)
+  sonic_queue_counters  SONiC `show queue counters [--voq|--trim] [--json]` (switch_sonic.py)
+JSON and a script's Python repr of it (`| json`, `| json-print`, the Onyx JSON API) are read by switch_json.py.
 
 Port names are kept as the device prints them; `port_key` turns any spelling (`Et3`, `Ethernet3`,
 `eth1/3`, `ethernet 1/1/3`, `Eth 1/1/3`) into one comparable key. A switch prompt pasted with the
@@ -25,11 +28,17 @@ output (`wedge>`, `sw(config-if-Et1)#`, `sw [standalone: master] # `) is context
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from roce_wizard.parsers.base import Facts, ParseError, Parser, is_digits, is_elision, lines, to_bool, to_int
+from roce_wizard.parsers.switch_json import (
+    eos_interfaces_from_json,
+    load_structured,
+    looks_like_eos_interfaces_json,
+    onyx_unwrap,
+)
+from roce_wizard.parsers.switch_sonic import PARSERS as SONIC_COUNTER_PARSERS
 
 __all__ = ["PARSERS", "port_key", "switch_prompt_command"]
 
@@ -95,14 +104,8 @@ def _output_lines(text: str) -> list[str]:
 
 
 def _json(text: str) -> Any:
-    s = text.strip()
-    if not s or s[0] not in "[{":
-        return None
-    start = min(i for i in (s.find("{"), s.find("[")) if i >= 0)
-    try:
-        return json.loads(s[start:])
-    except json.JSONDecodeError:
-        return None
+    """JSON, or the Python repr a script printed of it (switch_json.load_structured); None for text."""
+    return load_structured(text)
 
 
 def _has(text: str, *patterns: str, flags: int = re.MULTILINE) -> bool:
@@ -233,6 +236,12 @@ _EOS_IF_HEAD = re.compile(r"^(\S+) is ([\w ,-]+?), line protocol is (\w+)")
 
 
 def parse_eos_interfaces(text: str) -> Facts:
+    data = _json(text)
+    if data is not None:  # `show interfaces | json` (eAPI)
+        facts = eos_interfaces_from_json(data)
+        if facts is None:
+            raise ParseError("eos_interfaces", "JSON without `interfaces` entries (`lineProtocolStatus`)")
+        return facts
     interfaces: list[dict[str, Any]] = []
     cur: dict[str, Any] | None = None
     for ln in _output_lines(text):
@@ -277,6 +286,8 @@ def parse_eos_interfaces(text: str) -> Facts:
 
 
 def sniff_eos_interfaces(text: str) -> int:
+    if text.lstrip().startswith("{") and looks_like_eos_interfaces_json(_json(text)):
+        return 88
     if _has(text, r"^\S+ is [\w ,-]+, line protocol is \w+", r"^\s+(Ethernet|IP) MTU [0-9]+ bytes"):
         return 90
     if _has(text, r"^\s+Hardware is Ethernet, address is"):
@@ -554,7 +565,7 @@ def _onyx_port_row(port: str, admin: Any, oper: Any) -> dict[str, Any]:
 
 
 def parse_onyx_pfc(text: str) -> Facts:
-    data = _json(text)
+    data = onyx_unwrap(_json(text))
     if data is not None:
         facts: Facts = {"enabled": None, "priorities": None, "ports": []}
         items = data.items() if isinstance(data, dict) else []
@@ -603,7 +614,7 @@ def parse_onyx_pfc(text: str) -> Facts:
 
 
 def sniff_onyx_pfc(text: str) -> int:
-    if _has(text, r"Priority Enabled List\s*:") or _has(text, r"PFC admin", r"PFC oper"):
+    if _has(text, r"Priority Enabled List[\"']?\s*:") or _has(text, r"PFC admin", r"PFC oper"):
         return 95
     return 0
 
@@ -635,7 +646,7 @@ def _onyx_interface(port: str, fields: dict[str, str]) -> dict[str, Any]:
 
 
 def parse_onyx_interfaces(text: str) -> Facts:
-    data = _json(text)
+    data = onyx_unwrap(_json(text))
     if data is not None:
         entries = data if isinstance(data, list) else [dict(v, header=k) for k, v in data.items()
                                                        if isinstance(v, dict)] if isinstance(data, dict) else []
@@ -670,9 +681,9 @@ def parse_onyx_interfaces(text: str) -> Facts:
 
 
 def sniff_onyx_interfaces(text: str) -> int:
-    if _has(text, r"MTU\"?\s*:\s*\"?[0-9]+ bytes\s*\(Maximum packet size"):
+    if _has(text, r"MTU[\"']?\s*:\s*[\"']?[0-9]+ bytes\s*\(Maximum packet size"):
         return 92
-    if _has(text, r"Flow-control\"?\s*:\s*\"?receive (on|off) send (on|off)"):
+    if _has(text, r"Flow-control[\"']?\s*:\s*[\"']?receive (on|off) send (on|off)"):
         return 90
     return 0
 
@@ -1373,5 +1384,6 @@ PARSERS: dict[str, Parser] = {
         Parser("nvue_qos_roce", parse_nvue_qos_roce, sniff_nvue_qos_roce, "Cumulus nv show qos roce"),
         Parser("nvue_interfaces", parse_nvue_interfaces, sniff_nvue_interfaces, "Cumulus nv show interface"),
         Parser("sonic_pfc", parse_sonic_pfc, sniff_sonic_pfc, "SONiC show pfc priority / counters"),
+        *SONIC_COUNTER_PARSERS.values(),  # sonic_show_pfc, sonic_queue_counters (switch_sonic.py)
     )
 }

@@ -27,7 +27,7 @@ from tests.conftest import SEEDS, corpus_text
 SWITCH_KINDS = ("arista_pfc", "eos_qos_interfaces", "eos_interfaces", "eos_interfaces_status", "eos_flowcontrol",
                 "eos_qos_maps", "eos_running_config", "onyx_pfc", "onyx_interfaces", "onyx_qos_interface",
                 "onyx_running_config", "os10_running_config", "os10_interfaces", "nvue_qos_roce", "nvue_interfaces",
-                "sonic_pfc")
+                "sonic_pfc", "sonic_show_pfc", "sonic_queue_counters")
 
 
 def parse(kind: str, text: str) -> dict:
@@ -194,6 +194,39 @@ def test_sonic_triage_paste_pfc_and_queue_counters():
     assert facts["pfc_counters"]["rx"]["Ethernet4"] == [0] * 8 and facts["pfc_counters"]["tx"]["Ethernet120"] == [0] * 8
     assert facts["queue_counters"] == [{"port": "Ethernet4", "queue": "UC3", "packets": 8193, "bytes": 852072,
                                         "drop_packets": 91786, "drop_bytes": 9545744}]
+
+
+def test_sonic_triage_paste_counters_read_by_the_counter_kinds_too():
+    """The triage paste's own `show pfc counters` and `show queue counters` tables, read by the dedicated kinds
+    (the paste as a whole stays sonic_pfc): the same numbers, per port and priority / queue."""
+    text = corpus_text("sonic_show_pfc/lossless-pg-triage-uc3-drops-zero-pfc.txt")
+    pfc = parse("sonic_show_pfc", text)
+    assert [(p["port"], p["rx_pfc"], p["tx_pfc"]) for p in pfc["ports"]] == [
+        ("Ethernet4", [0] * 8, [0] * 8), ("Ethernet120", [0] * 8, [0] * 8)]
+    queues = parse("sonic_queue_counters", text)["queues"]
+    assert queues == [{"port": "Ethernet4", "queue": "UC3", "type": "UC", "index": 3, "packets": 8193,
+                       "bytes": 852072, "drop_packets": 91786, "drop_bytes": 9545744}]
+
+
+def test_sonic_counters_unreadable_cells_are_unknown():
+    """`N/A`, a superscript or an Arabic-Indic digit in a counter cell is unknown (null), never 0 or 3."""
+    head = "  Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n" + "---------  " + "  ".join(["------"] * 8)
+    row = "Ethernet0       0     N/A       ²       ٣       4       5       6   1,007"
+    (port,) = parse("sonic_show_pfc", head + "\n" + row + "\n")["ports"]
+    assert port["rx_pfc"] == [0, None, None, None, 4, 5, 6, 1007] and port["tx_pfc"] is None
+
+
+def test_onyx_json_api_envelope_and_repr_of_show_interfaces():
+    """`show interfaces ethernet 1/1` through the Onyx JSON API, printed by a script as a Python dict: the corpus
+    json-print answer wrapped the way the API wraps it (hand-made from the real answer, for the envelope)."""
+    import json as _json
+
+    real = _json.loads(corpus_text("onyx_show_interfaces/ansible-fixture-json-eth1-1-mtu1500-down-vlans.txt"))
+    wrapped = repr({"results": [{"status": "OK", "executed_command": "show interfaces ethernet 1/1",
+                                 "status_message": "", "data": real}]})
+    assert "'Operational state': 'Down'" in wrapped
+    assert detected(wrapped) == "onyx_interfaces"
+    assert parse("onyx_interfaces", wrapped) == parse("onyx_interfaces", _json.dumps(real))
 
 
 # ------------------------------------------------------------------------------------------ the lab's CLIs

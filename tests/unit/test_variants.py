@@ -178,7 +178,8 @@ def check_facts(facts: dict, expected: dict[str, object]) -> None:
 
 def test_every_sample_is_expected_and_has_provenance():
     """No sample sits in the data without an expectation here and a line in its class README."""
-    on_disk = {str(p.relative_to(VARIANTS)) for p in VARIANTS.glob("*/*.txt")}
+    # switch/ has its own expectations: tests/unit/test_variants_switch.py
+    on_disk = {str(p.relative_to(VARIANTS)) for p in VARIANTS.glob("*/*.txt") if p.parent.name != "switch"}
     assert on_disk == set(EXPECT)
     for rel in on_disk:
         readme = (VARIANTS / rel).parent / "README.md"
