@@ -112,7 +112,8 @@ def fix(check: LoadedCheck) -> dict[str, Any]:
 
 def tests(check: LoadedCheck, tests_dir: Path | None = None) -> dict[str, Any]:
     """Test files under tests/ that mention the code (or the slug), with the test functions and cases that do."""
-    tests_dir = tests_dir or ROOT / "tests"
+    if tests_dir is None:  # only the project's own tests/ (site-packages may hold another package's `tests`)
+        tests_dir = ROOT / "tests" if (ROOT / "pyproject.toml").is_file() else ROOT / "tests-not-shipped"
     if not tests_dir.is_dir():
         return {"available": False, "files": [],
                 "note": "this installation has no tests/ (an installed wheel ships none); "

@@ -87,8 +87,15 @@ def test_an_unknown_code_is_a_usage_error_with_a_clear_message():
     assert _run("explain", "RW208", "--json").returncode == 2  # --json goes with --where
 
 
-def test_without_a_tests_directory_the_tests_line_says_so(tmp_path):
+def test_without_a_tests_directory_the_tests_line_says_so(tmp_path, monkeypatch):
     check = find(load_catalog(), "RW208")
     found = where_mod.tests(check, tests_dir=tmp_path / "site-packages" / "tests")
     assert found["available"] is False and found["files"] == []
     assert "ships none" in found["note"] and "grep -rn RW208 tests/" in found["note"]
+    # installed from a wheel the package sits in site-packages, beside no pyproject.toml: a `tests` package
+    # there is someone else's, never read as ours
+    site = tmp_path / "site-packages"
+    (site / "tests").mkdir(parents=True)
+    (site / "tests" / "test_other.py").write_text("def test_rw208():\n    assert 'RW208'\n")
+    monkeypatch.setattr(where_mod, "ROOT", site)
+    assert where_mod.tests(check)["available"] is False
