@@ -170,8 +170,8 @@ def render(data: dict[str, Any]) -> list[str]:
            + ", ".join(f"{k} {v}" for k, v in data["example_target"].items()) + ")"]
     for probe in data["probes"]:
         parser = probe["parser"]
-        parsed_by = f"{parser['module']}.{parser['function']} ({parser['file']})" if parser else "no parser"
-        out.append(f"  {probe['name']}{' (optional)' if probe['optional'] else ''} — parser {parsed_by}")
+        parsed_by = f"parser {parser['module']}.{parser['function']} ({parser['file']})" if parser else "no parser"
+        out.append(f"  {probe['name']}{' (optional)' if probe['optional'] else ''} — {parsed_by}")
         for row in probe["commands"]:
             out.append(f"      {row['targets']}: {row['command']}")
         if probe.get("note"):

@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from roce_wizard.catalog import find, load_catalog
 from roce_wizard import where as where_mod
+from roce_wizard.catalog import find, load_catalog
 
 PROJECT = Path(__file__).resolve().parents[2]
 
