@@ -516,14 +516,31 @@ def reboots_command(
 
 
 @app.command()
-def explain(code_or_slug: Annotated[str, typer.Argument(help="A check code (RW208) or slug.")]) -> None:
+def explain(
+    code_or_slug: Annotated[str, typer.Argument(help="A check code (RW208) or slug.")],
+    where: Annotated[bool, typer.Option("--where", help="Where it lives: its file, probes (commands, parsers), "
+                                        "fix, tests and lab fault.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="With --where: print it as JSON.")] = False,
+) -> None:
     """Print a check's documentation: what it checks, why, how to fix by hand, fix safety."""
+    if as_json and not where:
+        raise _err("--json goes with --where (`roce-wizard explain CODE --where --json`)")
     checks = _load_checks(None)
     check = find(checks, code_or_slug)
     if check is None:
         raise _err(f"no check {code_or_slug!r}; `roce-wizard checks` lists them")
     meta = check.meta
     console = Console()
+    if where:
+        from roce_wizard.where import render, where as where_of  # noqa: PLC0415
+
+        data = where_of(check)
+        if as_json:
+            sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        else:
+            for line in render(data):
+                console.print(printable(line), highlight=False, markup=False, soft_wrap=True)
+        return
     console.print(f"[bold]{meta.code} {meta.slug}[/] — {meta.title}", highlight=False)
     console.print(f"stage: {meta.stage.value} · targets: {', '.join(k.value for k in meta.target_kinds)} · "
                   f"severity: {meta.severity.value} · reboot: {meta.reboot.value}", highlight=False)

@@ -136,6 +136,8 @@ class Service:
     entries: list[dict[str, Any]]
     status: Callable[[], list[dict[str, Any]]] | None = None
     stop: Callable[[], Awaitable[None]] | None = None
+    # brings the service's own view up to the World now (vCenter: one sync instead of its next poll)
+    sync: Callable[[], Awaitable[Any]] | None = None
 
 
 class _SshServer(asyncssh.SSHServer):
@@ -304,15 +306,16 @@ class Lab:
         status: Callable[[], list[dict[str, Any]]] | None = None,
         stop: Callable[[], Awaitable[None]] | None = None,
         defaults: dict[str, Any] | None = None,
+        sync: Callable[[], Awaitable[Any]] | None = None,
     ) -> None:
         """Add targets another lab module serves (switch, vcenter, bmc) to inventory.yaml.
 
         `entries` are inventory entries as inventory.yaml spells them (name, address, port,
         device_type, username, password…); `defaults` become ``defaults.<kind>``. `status()`
         returns rows for `lab status` ({name, kind, state, port, faults, …}); `stop()` is awaited
-        when the lab stops. Rewrites inventory.yaml and state.json at once.
+        when the lab stops; `sync()` is awaited after a fault or a reset (the service then shows the World). Rewrites inventory.yaml and state.json at once.
         """
-        self.services.append(Service(kind, entries, status, stop))
+        self.services.append(Service(kind, entries, status, stop, sync))
         targets = self.inventory.setdefault("targets", {})
         targets.setdefault(kind, []).extend(entries)
         if defaults:
@@ -409,10 +412,21 @@ class Lab:
 
     # ------------------------------------------------------------------ faults and worlds
 
+    async def sync_services(self) -> None:
+        """Await every service's sync (vCenter folds the World in), so callers need not wait for a poll."""
+        for service in self.services:
+            if service.sync is not None:
+                try:
+                    await service.sync()
+                except Exception:  # noqa: BLE001 - as its poller does: the lab stays up, the next poll retries
+                    log.exception("syncing the %s service failed", service.kind)
+
     async def inject(self, spec: str) -> tuple[str, str]:
-        """Inject a fault (`CODE[@TARGET]`) into the running lab; returns (code, target)."""
+        """Inject a fault (`CODE[@TARGET]`) into the running lab; returns (code, target) once every listener
+        and every service (vCenter included) shows it."""
         code, target = faults_mod.inject(self.world, spec)
         await self.sync()
+        await self.sync_services()
         return code, target
 
     async def reset(self, world: World) -> None:
@@ -434,6 +448,7 @@ class Lab:
         self.world = world
         self._device_cache.clear()
         await self.sync()
+        await self.sync_services()
 
     # ------------------------------------------------------------------ commands
 

@@ -676,7 +676,7 @@ async def serve(lab: Any) -> None:
             task.cancel()
         await handle.stop()
 
-    lab.register("vcenter", [inventory_entry(handle)], status=handle.status_rows, stop=stop)
+    lab.register("vcenter", [inventory_entry(handle)], status=handle.status_rows, stop=stop, sync=handle.sync)
     lab.note(f"vCenter: {handle.url} as {handle.username} (password ${PASSWORD_ENV} in "
              f"{handle.directory / ENV_FILE}), TLS verified with {handle.ca_file}")
 

@@ -19,7 +19,6 @@ import asyncio
 import importlib.util
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,18 +69,12 @@ class Doctor:
     books: dict
     run_dir: Path
 
-    def settle(self) -> None:
-        if any(t.kind is TargetKind.VCENTER for t in self.inventory.targets):
-            time.sleep(0.6)  # vCenter folds world changes in on its next poll (0.25 s)
-
+    # Lab.reset and Lab.inject return once every service shows the new World (vCenter synced, not polled)
     def reset(self) -> None:
         self.runner.call(self.lab.reset(_world()))
-        self.settle()
 
     def inject(self, spec: str) -> tuple[str, str]:
-        out = self.runner.call(self.lab.inject(spec))
-        self.settle()
-        return out
+        return self.runner.call(self.lab.inject(spec))
 
     def run(self, book_name: str) -> RunReport:
         from roce_wizard.cli import _live_transports

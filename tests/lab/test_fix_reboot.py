@@ -22,6 +22,8 @@ from roce_wizard.lab.server import read_env
 from roce_wizard.reboots import HostState, build_ledger
 from roce_wizard.runlog import read_events
 
+pytestmark = pytest.mark.e2e  # the CLI in a subprocess / the wizard's whole flow against a lab
+
 runner = CliRunner()
 FIX = ["--yes", "--allow-disruptive", "--reboot", "--batch", "2", "--poll", "0.2", "--reboot-timeout", "60"]
 
@@ -48,6 +50,7 @@ def events(tmp_path: Path) -> list[dict]:
     return out
 
 
+@pytest.mark.slow
 def test_fresh_to_green_in_two_reboots_per_host_and_one_restart_per_vm(tmp_path, monkeypatch):
     background, inventory, _ = start(tmp_path, monkeypatch, reboot_delay=0.3)
     try:
@@ -83,6 +86,7 @@ def test_fresh_to_green_in_two_reboots_per_host_and_one_restart_per_vm(tmp_path,
         background.stop()
 
 
+@pytest.mark.slow
 def test_a_fix_killed_mid_reboot_resumes_from_the_ledger(tmp_path, monkeypatch):
     background, inventory, env = start(tmp_path, monkeypatch, reboot_delay=3.0)
     try:

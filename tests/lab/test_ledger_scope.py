@@ -19,6 +19,8 @@ from roce_wizard.lab.scenarios import Scenario, build_scenario
 from roce_wizard.lab.server import read_env
 from roce_wizard.runlog import read_events
 
+pytestmark = pytest.mark.e2e  # the CLI in a subprocess / the wizard's whole flow against a lab
+
 runner = CliRunner()
 REPO = Path(__file__).resolve().parents[2]
 
@@ -64,6 +66,7 @@ def run_events(tmp_path: Path) -> dict[str, list[dict]]:
     return {run.name: read_events(run) for run in sorted(root.iterdir()) if run.is_dir()} if root.is_dir() else {}
 
 
+@pytest.mark.slow
 def test_another_cluster_with_the_same_host_names_is_never_rebooted(tmp_path, monkeypatch):
     # cluster A: a fix --reboot killed while its nmlx5_core changes wait (VMs already powered off)
     a, inventory_a, env_a = lab(tmp_path, "site-a", monkeypatch, faults=["RW209@esx-01", "RW209@esx-02"],
@@ -121,6 +124,7 @@ def test_another_cluster_with_the_same_host_names_is_never_rebooted(tmp_path, mo
         b.stop()
 
 
+@pytest.mark.slow
 def test_a_host_that_does_not_come_back_leaves_no_other_vm_off_and_fails_loudly(tmp_path, monkeypatch):
     # esx-02 goes down for its reboot and stays down far longer than --reboot-timeout
     background, inventory, _ = lab(tmp_path, "site", monkeypatch, faults=["RW209@esx-01", "RW209@esx-02"],
@@ -145,6 +149,7 @@ def test_a_host_that_does_not_come_back_leaves_no_other_vm_off_and_fails_loudly(
         background.stop()
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_reboot_brings_the_vms_back(tmp_path, monkeypatch):
     background, inventory, env = lab(tmp_path, "site", monkeypatch, faults=["RW209@esx-01", "RW209@esx-02"],
                                      delays={"esx-02": 3600.0})

@@ -35,7 +35,6 @@ pytestmark = pytest.mark.skipif(shutil.which("go") is None,
 
 CATALOG = load_catalog([])
 VSPHERE = [f"RW30{i}" for i in range(1, 8)]
-SYNC_S = 0.75
 ALLOW = {Safety.SAFE, Safety.DISRUPTIVE}
 
 
@@ -59,13 +58,20 @@ class Lab:
     def world(self):
         return self.lab.world
 
+    # Lab.reset and Lab.inject return once vCenter has synced with the new World (awaited, not polled)
     def reset(self) -> None:
         self.runner.call(self.lab.reset(_world()))
-        time.sleep(SYNC_S)
 
     def inject(self, code: str) -> None:
         self.runner.call(self.lab.inject(code))
-        time.sleep(SYNC_S)
+
+    def settle(self) -> None:
+        """What vCenter changed reaches the World, what the World changed reaches vCenter, and the SSH
+        listeners follow (a VM powered on or off): awaited syncs instead of waiting for vCenter's next poll."""
+        async def go() -> None:
+            await self.lab.sync_services()
+            await self.lab.sync()
+        self.runner.call(go())
 
     def vsphere_transport(self) -> VSphereTransport:
         return VSphereTransport(password_resolver=lambda t: self.password, command_timeout=30)
@@ -116,9 +122,9 @@ class Lab:
         self.vsphere(*(f"vsphere vm-power shutdown {vm}" for vm in vms), f"vsphere host-maintenance enter {host}",
                      f"vsphere host-reboot {host}")
         _until(f"{host} booted", lambda: self.world.hosts[host].boot_count > boots and self.world.hosts[host].up)
-        time.sleep(SYNC_S)  # vCenter shows it connected again
+        self.settle()  # vCenter shows it connected again
         self.vsphere(f"vsphere host-maintenance exit {host}", *(f"vsphere vm-power on {vm}" for vm in vms))
-        time.sleep(SYNC_S)
+        self.settle()
 
 
 def _until(what: str, predicate: Callable[[], bool], timeout: float = 15.0) -> None:
@@ -188,7 +194,7 @@ def test_fix_fault(lab, code, tmp_path):
     assert [(e["target"], e["check"], e["command"]) for e in steps] == [("vcenter", code, line) for line in lines]
     if plan.reboot is not RebootKind.NONE:  # the run log names whose reboot / power cycle it waits for
         assert {e.get("host") for e in steps} == {where}
-    time.sleep(SYNC_S)
+    lab.settle()
     if plan.reboot is RebootKind.HOST:
         assert lab.statuses(code)[where] is Status.FAIL  # waits for the reboot, and plans nothing more
         assert lab.plan(code) == []
@@ -225,7 +231,7 @@ def test_a_host_added_to_the_vds_leaves_its_vf_behind_and_rw304_moves_it(lab):
     lab.reset()
     lab.inject("RW302")
     lab.apply(lab.plan("RW302"))
-    time.sleep(SYNC_S)
+    lab.settle()
     assert lab.statuses("RW302")["esx-02"] is Status.PASS
     [planned] = lab.plan("RW304")
     assert [s.command for s in planned.plan.steps] == EXPECTED["RW304"][3]
@@ -234,7 +240,7 @@ def test_a_host_added_to_the_vds_leaves_its_vf_behind_and_rw304_moves_it(lab):
     run = lab.apply([planned])
     assert [r.exit_status for r in run.results] == [0, 0, 0], [(r.command, r.output) for r in run.results]
     assert "corrected its SR-IOV adapter" in run.results[1].output
-    time.sleep(SYNC_S)
+    lab.settle()
     assert lab.statuses("RW304")["compute-02"] is Status.PASS and lab.plan("RW304") == []
     _until("compute-02 booted once", lambda: lab.world.guests["compute-02"].boot_id != boot_id)
 

@@ -15,7 +15,6 @@ import asyncio
 import dataclasses
 import shutil
 import ssl
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,6 @@ pytestmark = pytest.mark.skipif(shutil.which("go") is None,
 
 CATALOG = load_catalog([])
 VSPHERE = [f"RW30{i}" for i in range(1, 8)]
-SYNC_S = 0.75  # three of vCenter's 0.25 s syncs with the lab's World
 # vCenter's checks learn from the run's ESXi and guest targets which hosts, PFs, VF counts and VMs
 # to judge (engine-made inventory_hosts / inventory_vms): run them along (they only get RW001 here)
 ALL_KINDS = (TargetKind.VCENTER, TargetKind.ESXI, TargetKind.GUEST)
@@ -63,14 +61,12 @@ class Stage:
     def targets(self, *kinds: TargetKind) -> list[Target]:
         return [t for t in self.inventory.targets if t.kind in kinds]
 
+    # Lab.reset and Lab.inject return once vCenter has synced with the new World (awaited, not polled)
     def reset(self) -> None:
         self.runner.call(self.lab.reset(_world()))
-        time.sleep(SYNC_S)
 
     def inject(self, code: str) -> tuple[str, str]:
-        out = self.runner.call(self.lab.inject(code))
-        time.sleep(SYNC_S)
-        return out
+        return self.runner.call(self.lab.inject(code))
 
     def transport(self) -> VSphereTransport:
         return VSphereTransport(password_resolver=lambda t: self.password, connect_timeout=10, command_timeout=30)

@@ -20,6 +20,8 @@ from roce_wizard.tui.screens.main import MainScreen
 
 from .conftest import idle, until
 
+pytestmark = pytest.mark.e2e  # the CLI in a subprocess / the wizard's whole flow against a lab
+
 HOSTS = int(os.environ.get("ROCE_WIZARD_DEMO_HOSTS", "2"))
 
 
@@ -51,6 +53,7 @@ def green(app: WizardApp) -> dict[tuple[str, str], Status]:
     return bad
 
 
+@pytest.mark.slow
 async def test_fresh_cluster_to_every_stage_green_with_the_keys_on_screen(fresh_lab, monkeypatch):
     background, inventory = fresh_lab
     app = make_app(inventory, reboot_poll=0.3, reboot_timeout=120)

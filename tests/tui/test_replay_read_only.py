@@ -32,6 +32,7 @@ def refusals(app) -> list[str]:  # noqa: ANN001
     return [line.plain for line in app.log_lines if READ_ONLY in line.plain]
 
 
+@pytest.mark.slow
 async def test_replay_shows_a_read_only_banner_and_refuses_fixes_and_reboots():
     app = make_app(SAMPLE / "inventory.yaml", replay=SAMPLE / "recordings.yaml")
     async with app.run_test(size=(160, 48)) as pilot:

@@ -21,9 +21,9 @@ import pytest
 
 from roce_wizard.runlog import read_events
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
-                                reason="tmux is not installed (apt-get install tmux): the end-to-end "
-                                       "terminal test needs it")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None,
+                                                  reason="tmux is not installed (apt-get install tmux): the end-to-end "
+                                                         "terminal test needs it")]
 
 WIDTH, HEIGHT = 120, 40
 HOST_ROW = re.compile(r"^\s*(esx-\d\d)\s+(.*)$")
@@ -111,6 +111,7 @@ def grid_cells(text: str) -> dict[tuple[str, str], str]:
     return out
 
 
+@pytest.mark.slow
 def test_demo_esxi_stage_to_green_from_the_keyboard_then_quit_cleanly(tmp_path):
     from roce_wizard.lab.vcenter import default_cache_dir, go_problem
 

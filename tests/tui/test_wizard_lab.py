@@ -56,6 +56,7 @@ async def move_to(pilot, screen: MainScreen, row: str, code: str) -> None:  # no
     assert screen.selected() == (row, code)
 
 
+@pytest.mark.slow
 async def test_navigation_welcome_preflight_then_stages_grid_and_detail(lab):
     _, inventory = lab
     app = make_app(inventory)
@@ -92,6 +93,7 @@ async def test_navigation_welcome_preflight_then_stages_grid_and_detail(lab):
     assert app.return_code == 0
 
 
+@pytest.mark.slow
 async def test_safe_fix_preview_confirm_progress_reverified_green(lab):
     background, inventory = lab
     app = make_app(inventory)
@@ -117,6 +119,7 @@ async def test_safe_fix_preview_confirm_progress_reverified_green(lab):
         await until(pilot, lambda: grid.get_cell("esx-01", "RW213").plain.strip() == "✓", 10, "the grid's redraw")
 
 
+@pytest.mark.slow
 async def test_disruptive_fix_asks_twice_and_declining_runs_nothing_then_accepting_waits_for_reboot(lab):
     background, inventory = lab
     app = make_app(inventory)

@@ -1,0 +1,204 @@
+"""`explain CODE --where`: where a check lives — its file, probes (commands, parsers), fix, tests, lab fault.
+
+Everything is read from the code itself (the catalog, ``PROBES``, ``PARSERS``, the lab's fault registry, the
+test files), so the answer cannot drift from what runs. Paths are relative to the directory that holds the
+``roce_wizard`` package: the project in a source checkout, ``site-packages`` for an installed wheel (which
+ships no tests: the answer then says so).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from pathlib import Path
+from typing import Any
+
+from roce_wizard.model import LoadedCheck, RoceSpec, Stage, Target, TargetKind
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# the example target a probe's command is shown for: the real values come from the inventory and earlier probes
+EXAMPLE = {"pf_pci": "0000:3b:00.0", "vmnic": "vmnic2", "netdev": "ens256", "rdma_dev": "mlx5_0",
+           "mst device": "mt4119_pciconf0"}
+_FACTS = {"mst_status": {"devices": [{"pci": "3b:00.0", "mst": f"/dev/mst/{EXAMPLE['mst device']}"}]}}
+_CASE = r"\b[A-Za-z_]\w*\(\s*[\"']{code}[\"']\s*,\s*[\"']([^\"']+)[\"']"  # Case("RW208", "name", ...), after_fix("RW208", ...)
+
+
+def rel(path: str | Path) -> str:
+    p = Path(path).resolve()
+    try:
+        return p.relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(p)  # a site check outside the project
+
+
+def _example(kind: TargetKind, device_type: str | None = None) -> Target:
+    roce = RoceSpec(pf_pci=EXAMPLE["pf_pci"], vmnics=(EXAMPLE["vmnic"],), netdev=EXAMPLE["netdev"],
+                    rdma_dev=EXAMPLE["rdma_dev"])
+    return Target(name=f"example-{kind.value}", kind=kind, address="127.0.0.1", roce=roce, device_type=device_type)
+
+
+def _commands(probe: Any, kinds: tuple[TargetKind, ...]) -> list[dict[str, str]]:
+    """[{targets, command}] for each target kind (each switch vendor), equal commands grouped."""
+    from roce_wizard.probes_switch import _NAMES  # noqa: PLC0415
+
+    rows: list[tuple[str, str]] = []
+    for kind in kinds:
+        variants = [(dt, _example(kind, dt)) for dt in _NAMES] if kind is TargetKind.SWITCH else [(None, _example(kind))]
+        for device_type, target in variants:
+            try:
+                if probe.items is not None and probe.item_command is not None:
+                    command = f"{probe.item_command(target, dict(_FACTS), EXAMPLE['vmnic'])}  (once per RoCE vmnic)"
+                else:
+                    command = probe.command(target, dict(_FACTS))
+            except Exception as exc:  # noqa: BLE001 — a command builder's refusal is shown, never raised
+                command = f"(not built for the example target: {exc})"
+            if command is None:
+                if kind is TargetKind.SWITCH:
+                    continue  # another vendor's command
+                command = f"(not run: {probe.why_not or 'not applicable'})"
+            rows.append((f"{kind.value} ({device_type})" if device_type else kind.value, command))
+    grouped: dict[str, list[str]] = {}
+    for label, command in rows:
+        grouped.setdefault(command, []).append(label)
+    return [{"targets": ", ".join(labels), "command": command} for command, labels in grouped.items()]
+
+
+def _parser(kind: str) -> dict[str, str] | None:
+    from roce_wizard.parsers import PARSERS  # noqa: PLC0415
+
+    parser = PARSERS.get(kind)
+    if parser is None:
+        return None
+    module = inspect.getmodule(parser.parse)
+    return {"module": parser.parse.__module__, "function": parser.parse.__qualname__,
+            "file": rel(module.__file__) if module is not None and module.__file__ else "?"}
+
+
+def probes(check: LoadedCheck) -> list[dict[str, Any]]:
+    from roce_wizard.probes import PROBES  # noqa: PLC0415
+
+    out = []
+    for name in (*check.meta.probes, *check.meta.optional_probes):
+        entry: dict[str, Any] = {"name": name, "optional": name in check.meta.optional_probes,
+                                 "parser": _parser(name), "commands": []}
+        probe = PROBES.get(name)
+        if probe is not None:
+            kinds = tuple(k for k in probe.kinds if k in check.meta.target_kinds) or probe.kinds
+            entry["commands"] = _commands(probe, kinds)
+            module = inspect.getmodule(probe.command)
+            entry["defined_in"] = rel(module.__file__) if module is not None and module.__file__ else "?"
+        elif check.meta.stage is Stage.VALIDATE:
+            entry["note"] = "measured between two nodes by the validate stage (roce_wizard/validate.py)"
+        elif entry["parser"] is not None:
+            entry["note"] = "no live probe: `roce-wizard analyze` reads it from a pasted file"
+        else:
+            entry["note"] = "a fact the engine provides (roce_wizard/engine.py), no command"
+        out.append(entry)
+    return out
+
+
+def fix(check: LoadedCheck) -> dict[str, Any]:
+    plan = check.plan_fix
+    where = None
+    if plan is not None:
+        try:
+            where = f"{rel(inspect.getsourcefile(plan) or check.path)}:{inspect.getsourcelines(plan)[1]}"
+        except (OSError, TypeError):
+            where = rel(check.path)
+    return {"plan_fix": where, "fix_hint": check.meta.fix_hint, "reboot": check.meta.reboot.value}
+
+
+def tests(check: LoadedCheck, tests_dir: Path | None = None) -> dict[str, Any]:
+    """Test files under tests/ that mention the code (or the slug), with the test functions and cases that do."""
+    if tests_dir is None:  # only the project's own tests/ (site-packages may hold another package's `tests`)
+        tests_dir = ROOT / "tests" if (ROOT / "pyproject.toml").is_file() else ROOT / "tests-not-shipped"
+    if not tests_dir.is_dir():
+        return {"available": False, "files": [],
+                "note": "this installation has no tests/ (an installed wheel ships none); "
+                        f"in a source checkout: grep -rn {check.code} tests/"}
+    word = re.compile(rf"\b(?:{re.escape(check.code)}|{re.escape(check.meta.slug)})\b")
+    case = re.compile(_CASE.format(code=re.escape(check.code)))
+    files = []
+    for path in sorted(tests_dir.rglob("*.py")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not word.search(text):
+            continue
+        lines = text.splitlines()
+        functions: list[str] = []
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            tree = None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
+                body = "\n".join(lines[node.lineno - 1:node.end_lineno])
+                if word.search(body):
+                    functions.append(node.name)
+        files.append({"path": rel(path), "functions": sorted(set(functions)),
+                      "cases": list(dict.fromkeys(case.findall(text)))})
+    return {"available": True, "files": files}
+
+
+def lab_fault(code: str) -> dict[str, str] | None:
+    from roce_wizard.lab.faults import registry  # noqa: PLC0415
+
+    fault = registry().get(code)
+    if fault is None:
+        return None
+    module = inspect.getmodule(fault.apply)
+    return {"code": fault.code, "kind": fault.kind, "description": fault.description,
+            "defined_in": rel(module.__file__) if module is not None and module.__file__ else "?",
+            "inject": f"roce-wizard lab up --fault {fault.code}"}
+
+
+def where(check: LoadedCheck) -> dict[str, Any]:
+    """Everything `explain --where` prints, as plain data (also the --json output)."""
+    return {"version": 1, "code": check.code, "slug": check.meta.slug, "title": check.meta.title, "root": str(ROOT),
+            "file": rel(check.path), "probes": probes(check), "example_target": dict(EXAMPLE), "fix": fix(check),
+            "tests": tests(check), "lab_fault": lab_fault(check.code)}
+
+
+def render(data: dict[str, Any]) -> list[str]:
+    """The --where text, one finding per line (the caller strips control characters)."""
+    out = [f"{data['code']} {data['slug']} — where it lives (paths relative to {data['root']})",
+           f"check file:  {data['file']}", "probes:      (commands shown for an example target: "
+           + ", ".join(f"{k} {v}" for k, v in data["example_target"].items()) + ")"]
+    for probe in data["probes"]:
+        parser = probe["parser"]
+        parsed_by = f"parser {parser['module']}.{parser['function']} ({parser['file']})" if parser else "no parser"
+        out.append(f"  {probe['name']}{' (optional)' if probe['optional'] else ''} — {parsed_by}")
+        for row in probe["commands"]:
+            out.append(f"      {row['targets']}: {row['command']}")
+        if probe.get("note"):
+            out.append(f"      {probe['note']}")
+    fx = data["fix"]
+    out.append(f"fix:         plan_fix at {fx['plan_fix']} (reboot: {fx['reboot']})" if fx["plan_fix"]
+               else "fix:         no plan_fix: fixed by hand only")
+    if fx["fix_hint"]:
+        out.append(f"  by hand:   {fx['fix_hint']}")
+    tst = data["tests"]
+    if not tst["available"]:
+        out.append(f"tests:       {tst['note']}")
+    elif not tst["files"]:
+        out.append("tests:       no test file mentions it")
+    else:
+        out.append("tests:")
+        for entry in tst["files"]:
+            out.append(f"  {entry['path']}")
+            if entry["functions"]:
+                out.append(f"      tests: {', '.join(entry['functions'])}")
+            if entry["cases"]:
+                out.append(f"      cases: {', '.join(entry['cases'])}")
+    fault = data["lab_fault"]
+    if fault is None:
+        out.append("lab fault:   none registered for this code (roce_wizard/lab/faults.py; `roce-wizard lab faults`)")
+    else:
+        out.append(f"lab fault:   {fault['code']} (target kind {fault['kind']}) — {fault['description']}")
+        out.append(f"  defined in {fault['defined_in']}; inject: {fault['inject']}")
+    return out
+
