@@ -24,9 +24,9 @@ CATALOG = load_catalog()
 
 # where the Sources paragraph starts: "Sources:" (indented, inside How to fix by hand) or a
 # "Sources (every command ...)" block (the switch checks)
-SOURCES_RE = re.compile(r"^\s*Sources\b[^\n]*", re.M)
+SOURCES_RE = re.compile(r"^\s*Sources\b[^\n]*", re.MULTILINE)
 # "EOS:   configure ...", "NetworkManager: nmcli ...", "ifcfg (RHEL 7): MTU=..." -> the part after
-LABEL_RE = re.compile(r"^[A-Za-z][\w .,()/-]{0,30}:\s{2,}(?=\S)|^(?:ESXi|Linux|EOS|Onyx|OS10|NVUE|SONiC|pyVmomi):\s+(?=\S)")
+LABEL_RE = re.compile(r"^[A-Za-z][\w.()/-]{0,30}:\s+(?=\S)|^[A-Za-z][\w .,()/-]{0,30}:\s{2,}(?=\S)")
 # a program: a bare name or a path (./x, /opt/x/y), no shell or prose punctuation in it
 PROGRAM_RE = re.compile(r"^(?:\.{0,2}/)?[\w.+-]+(?:/[\w.+-]+)*$")
 # the second word of a command line: an option, a placeholder, a subcommand / argument, a path
@@ -74,7 +74,7 @@ def command_programs(fix_text: str) -> set[str]:
         labelled = LABEL_RE.match(text)
         if labelled:
             text = text[labelled.end():]
-        if (number and indent > margin) or labelled:
+        if number == 0 or indent > margin or labelled:
             for part in re.split(r"\s(?:;|&&|/)\s", text):  # "a; b", "a && b", EOS "x / y / z"
                 name = _program(part.split())
                 if name:
@@ -97,7 +97,7 @@ def test_command_programs_reads_commands_not_prose():
         "        configSpec=vim.dvs.ConfigSpec(name='RoCE-DVS'))\n"
         "then reboot the host\n"
     )
-    assert command_programs(text) == {"mlxconfig", "configure", "nmcli"}
+    assert command_programs(text) == {"mlxconfig", "configure", "interface", "nmcli"}
 
 
 @pytest.mark.parametrize("code", list(CATALOG))
