@@ -26,6 +26,16 @@ How to fix by hand
     /redfish/v1/Systems/1/Bios/Settings/ (no job), then reboot. In the BIOS setup: Dell F2 System
     Setup > System BIOS > Processor Settings > Virtualization Technology; HPE F9 > RBSU >
     Virtualization Options > Intel(R) Virtualization Technology.
+    Sources: the Dell PATCH + configuration job (`…/Systems/System.Embedded.1/Bios/Settings`,
+        `/redfish/v1/Managers/iDRAC.Embedded.1/Jobs` with `TargetSettingsURI`) — Dell "iDRAC9 with Lifecycle
+        Controller Version 3.21.21.21 Redfish API Guide" (a copy: https://fdocuments.in/document/idrac9-with-
+        lifecycle-controller-version-32121-a-pdf-a-idrac9-lifecycle-controller-v3212121.html) and the recorded
+        iDRAC documents in tests/unit/data/redfish/ (the attribute name ProcVirtualization); HPE's PATCH on
+        …/Bios/Settings/ — HPE "Bios resource definitions of iLO" (https://servermanagementportal.ext.hpe.com/
+        docs/redfishservices/ilos/ilo6/ilo6_166/ilo6_bios_resourcedefns166); `curl` options (-sS, --cacert, -u,
+        -X, -H, -d) — curl(1), the real binary (Debian curl); the ESXi read `esxcli hardware cpu global get` →
+        `HV Support: 3` — DOMAIN §3 and public captures of its output (`CPU Packages: 2 CPU Cores: 24 …
+        HV Support: 3`); no VMware reference page was found for it; it is only read, never emitted.
 
 Fix safety
     disruptive: a BIOS change applied by a server reboot (reboot kind bios; it can ride on a host

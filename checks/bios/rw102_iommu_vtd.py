@@ -23,9 +23,22 @@ How to fix by hand
     Dell iDRAC: as RW101 (ProcVirtualization, PATCH + configuration job). Then reboot the server.
     BIOS setup: HPE F9 > RBSU > Virtualization Options > Intel(R) VT-d; Dell F2 > System BIOS >
     Processor Settings > Virtualization Technology.
-    Linux with the BIOS right but no IOMMU in use: add `intel_iommu=on iommu=pt` to the kernel
-    command line (`grubby --update-kernel=ALL --args="intel_iommu=on iommu=pt"`, or
-    GRUB_CMDLINE_LINUX + `update-grub`) and reboot.
+    Linux with the BIOS right but no IOMMU in use: append `intel_iommu=on iommu=pt` to
+    GRUB_CMDLINE_LINUX in /etc/default/grub, then
+        grub2-mkconfig -o /boot/grub2/grub.cfg
+    and reboot.
+    Sources: HPE's PATCH on /redfish/v1/Systems/1/Bios/Settings/ and IntelProcVtd — HPE "Bios resource
+        definitions of iLO" (https://servermanagementportal.ext.hpe.com/docs/redfishservices/ilos/ilo6/
+        ilo6_166/ilo6_bios_resourcedefns166) and the recorded iLO documents in tests/unit/data/redfish/;
+        Dell — RW101's sources; `curl` — curl(1), the real binary (Debian curl); intel_iommu=on in
+        GRUB_CMDLINE_LINUX — Red Hat Virtualization 4.4, "Appendix E. Configuring a Host for PCI Passthrough",
+        https://access.redhat.com/documentation/en-us/red_hat_virtualization/4.4/html/installing_red_hat_
+        virtualization_as_a_self-hosted_engine_using_the_command_line/configuring_a_host_for_pci_passthrough_
+        she_cli_deploy; iommu=pt and `grub2-mkconfig -o /boot/grub2/grub.cfg` — the DPDK guide, "IOMMU",
+        http://dpdk-guide.gitlab.io/dpdk-guide/setup/iommu.html; the reads `ls /sys/class/iommu` (the kernel's
+        sysfs-class-iommu ABI) and `dmesg | grep -i -e DMAR -e IOMMU -e IVRS` — corpus linux_dmesg/
+        iommu-intel-dsa-1836-iommu-enabled-scalable.txt. No source was found for the `grubby --args` form
+        this check used to print: it is gone.
 
 Fix safety
     disruptive: a BIOS (or kernel command line) change that takes a server reboot (reboot kind
@@ -95,15 +108,15 @@ def _from_linux(facts: Facts) -> list[Finding]:
     source = "from /sys/class/iommu" + (" and dmesg" if dmesg else "") if sysfs is not None else "from dmesg"
     if table:
         args = KERNEL_ARGS.get(table, KERNEL_ARGS["DMAR"])
-        fix = (f'grubby --update-kernel=ALL --args="{args}"  # or add it to GRUB_CMDLINE_LINUX and run update-grub; '
-               f"then reboot {name or 'the host'}")
+        fix = (f"append {args} to GRUB_CMDLINE_LINUX in /etc/default/grub, regenerate the grub configuration "
+               f"(grub2-mkconfig -o /boot/grub2/grub.cfg), then reboot {name or 'the host'}")
         return [bad(CHECK, facts, f"VT-d: the BIOS provides the {table} table but the kernel uses no IOMMU "
                                   f"(no unit in /sys/class/iommu): the kernel command line lacks {args.split()[0]} "
                                   f"({source})", fix=fix, details={"source": source, "kernel_only": True}, **kw)]
     if sysfs is None and dmesg.get("iommu_enabled") is None:
         return [skip(CHECK, facts, "this kernel log says nothing about the IOMMU (from dmesg)",
                      evidence=evidence)]
-    extra = f'and check the kernel command line has {KERNEL_ARGS["DMAR"]} (grubby --update-kernel=ALL --args="…")'
+    extra = f"and check the kernel command line has {KERNEL_ARGS['DMAR']} (GRUB_CMDLINE_LINUX in /etc/default/grub)"
     if dmesg:
         why = "no unit in /sys/class/iommu, no DMAR/IVRS table in the kernel log: VT-d is off in the BIOS"
     else:

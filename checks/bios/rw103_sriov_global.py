@@ -28,6 +28,13 @@ How to fix by hand
     {"Attributes": {"Sriov": "Enabled"}} on /redfish/v1/Systems/1/Bios/Settings/, then reboot.
     BIOS setup: Dell F2 > System BIOS > Integrated Devices > SR-IOV Global Enable; HPE F9 > RBSU >
     Virtualization Options > SR-IOV.
+    Sources: the Dell PATCH + configuration job and SriovGlobalEnable — RW101's Dell sources and the recorded
+        iDRAC documents in tests/unit/data/redfish/; HPE's `Sriov` attribute — HPE "Bios resource definitions of
+        iLO" (https://servermanagementportal.ext.hpe.com/docs/redfishservices/ilos/ilo6/ilo6_166/
+        ilo6_bios_resourcedefns166); `curl` — curl(1), the real binary (Debian curl); the Linux reads —
+        `cat /sys/class/net/<if>/device/sriov_totalvfs` (the kernel's sysfs-bus-pci ABI, corpus
+        sriov_numvfs/cx4lx-sriov-totalvfs-8.txt) and `lspci -vvv` (corpus lspci_vvv/cx7-mcx755106as-sriov-cap-
+        vfs0.txt).
 
 Fix safety
     disruptive: a BIOS change applied by a server reboot (reboot kind bios; it can ride on the host

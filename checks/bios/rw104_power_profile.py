@@ -39,7 +39,8 @@ How to fix by hand
     tests/unit/data/redfish/ (`SysProfile`, `PowerRegulator`); the PATCH + job — Dell's iDRAC
     Redfish API guide (`/redfish/v1/Managers/iDRAC.Embedded.1/Jobs` with `TargetSettingsURI`) and
     HPE's "Bios resource definitions of iLO" (https://servermanagementportal.ext.hpe.com/docs/
-    redfishservices/ilos/ilo6/ilo6_166/ilo6_bios_resourcedefns166: PATCH …/bios/settings).
+    redfishservices/ilos/ilo6/ilo6_166/ilo6_bios_resourcedefns166: PATCH …/bios/settings); `curl` — curl(1),
+    the real binary (Debian curl).
 
 Fix safety
     disruptive: a BIOS change applied by a server reboot (reboot kind bios; it can ride on a host

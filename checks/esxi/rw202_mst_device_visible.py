@@ -12,10 +12,14 @@ Why it matters
     check and fix of this stage is blind.
 
 How to fix by hand
-    /opt/mellanox/bin/mst start
-    /opt/mellanox/bin/mst status -vv
+        /opt/mellanox/bin/mst start
+        /opt/mellanox/bin/mst status -vv
     If mst runs but the card is missing, `mst restart` (stable device names), and compare the
     inventory's roce.pf_pci with `esxcli network nic list`.
+    Sources: `mst start`, `mst restart`, `mst status -vv` — NVIDIA Firmware Tools (MFT) Documentation v4.33.0, "VMware ESXi" (mst start / restart / status -vv, the
+        /opt/mellanox/bin paths), https://docs.nvidia.com/networking/display/mftv4330/VMware+ESXi,
+        seed 000 (`mst start`) and corpus mst_status/esxi-smartx-mst-status-and-vv.txt; `esxcli network nic
+        list` — corpus esxi_nic_list/*.
 
 Fix safety
     safe: starts the mst access driver; nothing on the adapter changes. No reboot. Needs RW201 in

@@ -18,6 +18,13 @@ How to fix by hand
     Offline: download the image for the card's PSID, then
         /opt/mellanox/bin/flint -d <mst device> -i <image>.bin burn
     The new firmware runs after a power cycle of the host (or mlxfwreset where supported).
+    Sources: `mlxfwmanager --online -u -d <pci> -f` (and `-y`) — seed 000 (`mlxfwmanager --online -u -d 3b:00.0
+        -f`) and "NVIDIA Firmware Tools (MFT) Documentation v4.31.0", "mlxfwmanager – Firmware Update and Query
+        Tool" (-d, -u, -f, -y, --online), https://docs.nvidia.com/networking/display/mftv4310/mlxfwmanager+%E2%80%93
+        +Firmware+Update+and+Query+Tool; its query output — corpus mlxfwmanager/*; `flint -d <device> -i <image>
+        burn` — "NVIDIA Firmware Tools (MFT) Documentation v4.34.1-10 LTS", "Burning a Firmware Image",
+        https://docs.nvidia.com/networking/display/mftv4341lts/burning-a-firmware-image; `flint … query` —
+        corpus flint_query/*.
 
 Fix safety
     disruptive: burns adapter flash; the card drops off the network until the firmware reset.

@@ -15,6 +15,11 @@ How to fix by hand
     shared datastore, then on each host:
         esxcli software vib install -d /vmfs/volumes/<datastore>/<dir>/Mellanox-nmlx5_<version>-package.zip
     and reboot the host (batch it with the MFT/NMST install of RW201).
+    Sources: `esxcli software vib install -d <zip>` — seed 000 (`esxcli software vib install -d
+        "Mellanox-nmlx5_xxx.zip"`) and VMware's "Adding Third-Party Extensions to Hosts" (a ZIP depot installed
+        with `esxcli software vib`, https://vdc-download.vmware.com/vmwb-repository/dcr-public/ff27818f-c787-
+        4e25-b901-6db80fcce1bd/25440547-cddd-4485-b60a-7317ca968917/doc/cos_upgrade_technote.1.8.html);
+        `esxcli software vib list` — corpus esxi_vib_list/*.
 
 Fix safety
     disruptive: replaces the NIC driver of every ConnectX port on the host, including service

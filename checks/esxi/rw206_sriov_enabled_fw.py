@@ -10,8 +10,14 @@ Why it matters
     SRIOV_EN is False, so a VF count alone proves nothing.
 
 How to fix by hand
-    /opt/mellanox/bin/mlxconfig -d <mst device> -y set SRIOV_EN=1
+        /opt/mellanox/bin/mlxconfig -d <mst device> -y set SRIOV_EN=1
     then reboot the host (the value stays in "Next Boot" until then).
+    Sources: `mlxconfig -d <dev> -e query` — corpus mlxconfig_query/* (the Default / Current / Next Boot
+        columns); `mlxconfig -d <dev> -y set NAME=value …` — seed 000 (`mlxconfig -d mt4119_pciconf1 -y set
+        SRIOV_EN=1 NUM_OF_VFS=16`) and corpus mlxconfig_set/igx-cx7-p3740-link-type-p2-ib-to-eth.txt
+        (`set LINK_TYPE_P1=ETH LINK_TYPE_P2=ETH`), mlxconfig_set/cx5-ocp3-next-boot-new-apply-prompt-reboot.txt;
+        the /opt/mellanox/bin path on ESXi — NVIDIA MFT "VMware ESXi" (https://docs.nvidia.com/networking/
+        display/mftv4330/VMware+ESXi); `mst status -vv`, `esxcli network nic list` — RW202's sources.
 
 Fix safety
     disruptive: writes adapter firmware configuration; takes effect at the next host reboot. The tool

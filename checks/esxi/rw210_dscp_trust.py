@@ -16,6 +16,11 @@ How to fix by hand
         esxcli system module parameters list -m nmlx5_core
         esxcli system module parameters set -m nmlx5_core -p "<current params> trust_state=2"
     then reboot the host.
+    Sources: both commands and the keys — "ESXi 7.0: NVIDIA NATIVE Driver for VMware vSphere User Manual v4.19.71.1", "Module Parameters"
+        (`esxcli system module parameters set -m nmlx5_core -p <parameter>=<value>`, `… list -m <module name>`,
+        reboot to apply), https://docs.nvidia.com/networking/display/VMwareUMv419711/Module+Parameters;
+        the full string as written — seed 000 (`parameters set -m nmlx5_core -p "pfctx=0x08 pfcrx=0x08
+        trust_state=2 max_vfs=0,0,8,7 ecn=1"`).
 
 Fix safety
     disruptive: driver parameters take effect at the next host reboot; a string written without

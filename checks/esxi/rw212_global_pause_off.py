@@ -26,6 +26,13 @@ How to fix by hand
     With PFC enabled nmlx5 refuses that set (VMkernel log "nmlx5_core: vmnicN: pause parameters cannot be set
     when pfc is enabled", esxcli "Unable to complete Sysinfo operation": an operator's report,
     Enizaksoy/rdma-ai-cluster PFC_SUCCESS_SUMMARY.md) — and there is nothing to set.
+    Sources: `esxcli network nic pauseParams list` — corpus esxi_pauseparams/esxi80-cx5-vs-esxi70-x710.txt;
+        `pauseParams set -n … -r false -t false` and `esxcli network nic dcb status get -n vmnicN` — VMware vSphere 7.0 Storage, "Configure Lossless Network for NVMe over RDMA",
+        https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.storage.doc/GUID-B764140D-BCF3-4C99-8169-
+        E5B058757518.html;
+        `esxcli system module parameters list -m nmlx5_core` — "ESXi 7.0: NVIDIA NATIVE Driver for VMware vSphere User Manual v4.19.71.1", "Module Parameters",
+        https://docs.nvidia.com/networking/display/VMwareUMv419711/Module+Parameters;
+        `esxcli network nic list` / `esxcfg-nics -l` — corpus esxi_nic_list/*, esxi_esxcfg_nics/*.
 
 Fix safety
     safe: takes effect immediately, no reboot. The tool turns pause off (`pauseParams set -n vmnicN -r false

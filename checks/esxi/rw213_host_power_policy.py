@@ -10,13 +10,22 @@ Why it matters
     messages: small-message RDMA latency grows and jitters, which MPI collectives amplify.
 
 How to fix by hand
-    esxcli system settings advanced set -o /Power/CpuPolicy -s "High Performance"
-    (or vSphere Client: host > Configure > Hardware > Overview > Power Management > Edit Power
-    Policy > High Performance). Takes effect at once.
+    Set the host's CPU power policy to High Performance: vSphere Client > host > Configure >
+    Hardware > Power Management > Edit > High Performance (VMware's documented path; it takes
+    effect at once, no reboot), or through vCenter's API (RW307: `ConfigurePowerPolicy(key=1)`).
+    Sources: the read — `esxcli system settings advanced list -o /Power/CpuPolicy`: no VMware page
+    or real capture of it was found (the check's unit test output is hand-written, marked so); the
+    client path and the policy names — VMware vSphere 6.7 Resource Management, "Select a CPU Power
+    Management Policy", https://docs.vmware.com/en/VMware-vSphere/6.7/com.vmware.vsphere.resmgmt.doc/
+    GUID-F48D75C7-2461-4643-8A3A-B0383146F3AA.html; the API — RW307's sources. The esxcli write
+    (`advanced set -o /Power/CpuPolicy -s …`) is seen only in third-party notes, not in a VMware
+    document: the tool no longer emits it (issue 12: no line without a source) and says the intent
+    in words instead.
 
 Fix safety
-    safe: no reboot, no traffic impact; the host draws more power.
-    The tool runs the `advanced set` above; takes effect at once.
+    manual: the tool plans the change in words only (vSphere Client, or RW307 through vCenter),
+    since no vendor document gives the esxcli line; the change itself takes effect at once, no
+    reboot, no traffic impact; the host draws more power.
 """
 
 from roce_wizard.checkkit import bad, excerpt, failing, good
@@ -45,10 +54,13 @@ CHECK = Check(
     probes=("esxi_power_policy",),
     depends_on=(),
     reboot=RebootKind.NONE,
-    fix_hint='esxcli system settings advanced set -o /Power/CpuPolicy -s "High Performance"',
+    fix_hint="vSphere Client: host > Configure > Hardware > Power Management > Edit > High Performance (or RW307)",
 )
 
 WANT = "High Performance"
+# no vendor document gives the esxcli write (issue 12 item 2): the fix is said in words, never run
+MANUAL_FIX = (f"set the host's CPU power policy to {WANT}: vSphere Client > host > Configure > Hardware > "
+              f"Power Management > Edit > {WANT} (or through vCenter, RW307); takes effect at once, no reboot")
 
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
@@ -59,11 +71,11 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         return [good(CHECK, facts, f"CPU power policy is {value}", observed=value, expected=WANT, excerpt=ev)]
     shown = value if value not in (None, "") else "not readable"
     return [bad(CHECK, facts, f"CPU power policy is {shown}, not {WANT}", observed=value, expected=WANT,
-                excerpt=ev, fix=f'esxcli system settings advanced set -o /Power/CpuPolicy -s "{WANT}"')]
+                excerpt=ev, fix=MANUAL_FIX)]
 
 
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
-    """Set /Power/CpuPolicy to High Performance (at once, no reboot)."""
+    """The policy change, in words (manual): no vendor document gives the esxcli write."""
     try:
         bad_findings = failing(evaluate(facts, policy))
     except MissingFact:
@@ -72,7 +84,6 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
         return None
     before = bad_findings[0].observed
     return FixPlan(check=CHECK.code, target=facts.target_name, summary=f"CPU power policy {WANT}",
-                   steps=(Step(f"set the CPU power policy to {WANT}",
-                               f'esxcli system settings advanced set -o /Power/CpuPolicy -s "{WANT}"',
+                   steps=(Step(f"set the CPU power policy to {WANT} (by hand)", f"# {MANUAL_FIX}",
                                before=str(before) if before not in (None, "") else None, after=WANT),),
-                   safety=Safety.SAFE, reboot=RebootKind.NONE)
+                   safety=Safety.MANUAL, reboot=RebootKind.NONE)

@@ -18,9 +18,19 @@ Why it matters
 How to fix by hand
     Move the VMs off (or power them off), then:
         esxcli system maintenanceMode set --enable true
-        esxcli system shutdown reboot --reason "apply pending firmware/driver changes"
-    and after the host is back: esxcli system maintenanceMode set --enable false.
+    reboot the host (vSphere Client: host > Actions > Power > Reboot, or `roce-wizard fix --reboot`, which
+    also brings the VMs back), and after the host is back:
+        esxcli system maintenanceMode set --enable false
     A firmware value that stays in Next Boot after a warm reboot needs a power cycle (cold boot).
+    Sources: `esxcli system maintenanceMode set --enable true|false` — VMware "vSphere Command-Line Interface Concepts and Examples" 6.7, "Enter and Exit Maintenance Mode with
+        ESXCLI" (`esxcli system maintenanceMode set --enable true|false`), https://docs.vmware.com/en/VMware-
+        vSphere/6.7/vspherecli-concepts-examples/GUID-8B7791B1-8CFF-48AE-A4B2-0464867ECE1F.html; the reboot — said in words (vSphere
+        Client, or `roce-wizard fix --reboot`): no VMware page was found for the `esxcli system shutdown reboot`
+        form, so this check no longer prints it. The reads: `mlxconfig -d <dev> -e query` — corpus
+        mlxconfig_query/*; `vim-cmd hostsvc/hostsummary` (rebootRequired) — no VMware page for the command; the
+        field is vim.host.Summary.rebootRequired of the "vSphere Web Services API" reference
+        (https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/); the VIB install result ("Reboot
+        Required: true") — corpus esxi_vib_install/nmst-4-18-install-result-reboot-required.txt.
 
 Fix safety
     disruptive: the host goes down; batch all pending items into one reboot (DOMAIN §5).
@@ -45,8 +55,10 @@ CHECK = Check(
     fix_hint="maintenance mode, then esxcli system shutdown reboot (power-cycle if firmware stays pending)",
 )
 
-REBOOT_FIX = ('esxcli system maintenanceMode set --enable true && '
-              'esxcli system shutdown reboot --reason "apply pending firmware/driver changes"')
+# maintenance mode: VMware's documented esxcli line; the reboot itself in words (no VMware page gives the
+# `esxcli system shutdown reboot` form — issue 12 item 2)
+REBOOT_FIX = ('esxcli system maintenanceMode set --enable true  # then reboot the host '
+              '(vSphere Client: host > Actions > Power > Reboot, or roce-wizard fix --reboot)')
 
 
 def _mlxconfig_pending(facts: Facts) -> tuple[list[dict], bool, list[str]]:

@@ -16,8 +16,16 @@ How to fix by hand
     Nothing to set here: fix RW206 (SRIOV_EN), RW208 (NUM_OF_VFS vs max_vfs), RW103 (the BIOS's
     SR-IOV Global Enable) and reboot:
         esxcli system maintenanceMode set --enable true
-        esxcli system shutdown reboot --reason "instantiate SR-IOV VFs"
-    then check again with `esxcli network sriovnic vf list -n vmnicN`.
+    then reboot the host (vSphere Client, or `roce-wizard fix --reboot`) and run the checks again: RW215
+    reads the VFs per RoCE port.
+    Sources: `esxcli system maintenanceMode set --enable true` — VMware "vSphere Command-Line Interface Concepts and Examples" 6.7, "Enter and Exit Maintenance Mode with
+        ESXCLI" (`esxcli system maintenanceMode set --enable true|false`), https://docs.vmware.com/en/VMware-
+        vSphere/6.7/vspherecli-concepts-examples/GUID-8B7791B1-8CFF-48AE-A4B2-0464867ECE1F.html; the reboot — in words, as RW214 (no VMware
+        page for `esxcli system shutdown reboot`). The reads `esxcli network sriovnic list` and `esxcli network
+        sriovnic vf list -n vmnicN`: no VMware reference page or corpus capture was found for them (public ESXi
+        automation uses the same lines); they are only read, never printed for pasting, and the re-check is said
+        in words. `esxcli system module parameters list`, `esxcli network nic list`, `esxcfg-nics -l` — RW212's
+        sources.
 
 Fix safety
     disruptive: a host reboot (maintenance mode first).
@@ -43,8 +51,10 @@ CHECK = Check(
     fix_hint="fix RW206/RW208, then reboot the host (VFs are created at boot)",
 )
 
-REBOOT_FIX = ('esxcli system maintenanceMode set --enable true && '
-              'esxcli system shutdown reboot --reason "instantiate SR-IOV VFs"')
+# maintenance mode: VMware's documented esxcli line; the reboot itself in words (no VMware page gives the
+# `esxcli system shutdown reboot` form — issue 12 item 2)
+REBOOT_FIX = ('esxcli system maintenanceMode set --enable true  # then reboot the host '
+              '(vSphere Client: host > Actions > Power > Reboot, or roce-wizard fix --reboot)')
 
 
 def _max_vfs_entries(facts: Facts) -> dict[str, int]:

@@ -24,8 +24,14 @@ Why it matters
 How to fix by hand
     PFC configured (RW209) but not operational: reboot the host so nmlx5_core loads with it (RW214 lists the
     pending change). Operational on another priority than configured: the switch's DCBX advertisement won; make
-    the switch port's PFC priority agree (RW502) or stop the port from taking the peer's settings. Command to
-    read it back: `esxcli network nic dcb status get -n vmnicN`.
+    the switch port's PFC priority agree (RW502) or stop the port from taking the peer's settings. Read it back:
+        esxcli network nic dcb status get -n vmnicN
+    Sources: `esxcli network nic dcb status get -n vmnicN` — VMware vSphere 7.0 Storage, "Configure Lossless Network for NVMe over RDMA",
+        https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.storage.doc/GUID-B764140D-BCF3-4C99-8169-
+        E5B058757518.html (the probe's source too);
+        `esxcli system module parameters list -m nmlx5_core` (pfctx/pfcrx) — "ESXi 7.0: NVIDIA NATIVE Driver for VMware vSphere User Manual v4.19.71.1", "Module Parameters",
+        https://docs.nvidia.com/networking/display/VMwareUMv419711/Module+Parameters.
+        DCBX willing / IEEE vs CEE: no command is emitted for them.
 
 Fix safety
     manual: the cause decides the fix (a reboot, module parameters or the switch), so the tool emits no command.

@@ -13,12 +13,20 @@ Why it matters
     installed; the seed procedure (000) installs MLNX_OFED.
 
 How to fix by hand
-    tar xf MLNX_OFED_LINUX-<version>-<distro>.tgz && cd MLNX_OFED_LINUX-<version>-<distro>
-    yum install -y kernel-modules-extra      # RHEL (tk on CentOS)
-    ./mlnxofedinstall --force --add-kernel-support
-    /etc/init.d/openibd force-restart        # then reboot the VM
-    Inbox alternative: dnf install rdma-core libibverbs-utils infiniband-diags perftest mlnx-tools
-    (apt install rdma-core ibverbs-utils infiniband-diags perftest mlnx-tools)
+        tar xf MLNX_OFED_LINUX-<version>-<distro>.tgz && cd MLNX_OFED_LINUX-<version>-<distro>
+        ./mlnxofedinstall --force --add-kernel-support
+        /etc/init.d/openibd force-restart        # then reboot the VM
+    Inbox alternative (Debian / Ubuntu; on RHEL the distribution's rdma-core, verbs utilities and
+    perftest packages):
+        apt install rdma-core ibverbs-utils infiniband-diags perftest
+    Sources: `./mlnxofedinstall --force --add-kernel-support` — "NVIDIA MLNX_OFED Documentation v24.07-0.6.1.0",
+        "Installing MLNX_OFED", https://docs.nvidia.com/networking/display/mlnxofedv24070610/installing+mlnx_ofed;
+        `/etc/init.d/openibd force-restart` — seed 000 (`[guest OS]$ /etc/init.d/openibd force-restart`);
+        `tar xf` — tar(1), the real binary (Debian tar); `apt install …` — the Debian 12 package names, checked
+        with `apt-cache policy` (Debian has no mlnx-tools package); the reads `ofed_info -s` — corpus ofed_info/*,
+        `ibv_devinfo` — the real binary (Debian ibverbs-utils). No source was found for the RHEL
+        kernel-modules-extra line this check used to print and run first: it is gone (mlnxofedinstall names the
+        packages it misses).
 
 Fix safety
     disruptive: installs kernel modules and restarts the RDMA driver; reboot the VM afterwards (a
@@ -63,9 +71,9 @@ CHECK = Check(
 )
 
 FIX = ("tar xf MLNX_OFED_LINUX-<version>-<distro>.tgz && cd MLNX_OFED_LINUX-<version>-<distro> && "
-       "./mlnxofedinstall --force --add-kernel-support  # RHEL: yum install -y kernel-modules-extra first; "
-       "then /etc/init.d/openibd force-restart and reboot the VM "
-       "(inbox alternative: dnf install rdma-core libibverbs-utils infiniband-diags perftest mlnx-tools)")
+       "./mlnxofedinstall --force --add-kernel-support  # then /etc/init.d/openibd force-restart and reboot the VM "
+       "(inbox alternative: the distribution's rdma-core, its verbs utilities and perftest, e.g. Debian: "
+       "apt install rdma-core ibverbs-utils infiniband-diags perftest)")
 
 
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
@@ -133,8 +141,9 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     directory = re.sub(r"\.(tgz|tar\.gz)$", "", path)
     parent = directory.rsplit("/", 1)[0] or "/"
     quoted = safe(path, _BUNDLE)
-    steps = [Step("RHEL family: the kernel-modules-extra package mlnxofedinstall needs",
-                  "if [ -f /etc/redhat-release ]; then dnf install -y kernel-modules-extra; fi")]
+    # no step installs distribution packages first: no source was found for the RHEL kernel-modules-extra
+    # line this plan used to run (issue 12 item 2); mlnxofedinstall names what it misses and stops
+    steps: list[Step] = []
     if is_tgz:
         steps.append(Step(f"unpack {path}", f"tar -xzf {quoted} -C {safe(parent, _DIR)}", after=directory))
     steps += [Step(f"install MLNX_OFED from {directory}",

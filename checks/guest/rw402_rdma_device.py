@@ -17,6 +17,13 @@ How to fix by hand
         lspci -nn | grep -i mellanox; /etc/init.d/openibd force-restart; ibdev2netdev
     Bare metal: lspci -nn | grep -i mellanox; modprobe mlx5_ib; rdma link show
     InfiniBand link layer: mlxconfig -d <pci> -y set LINK_TYPE_P1=2 (RW205/RW412), reboot the host.
+    Sources: `lspci -nn | grep …` — corpus lspci_list/bf3-8-ports-two-pci-domains.txt (`lspci -nn | grep Eth |
+        grep Mellanox`); `/etc/init.d/openibd force-restart` — seed 000; `ibdev2netdev` — corpus ibdev2netdev/*
+        and NVIDIA's mlnx-tools (ofed_scripts/ibdev2netdev); `modprobe mlx5_ib` — modprobe(8) (kmod), the
+        module name as the kernel's mlx5 driver builds it; `rdma link show` / `rdma link delete` — the real
+        binary (Debian iproute2 6.1, `rdma link help`) and corpus rdma_link/*; `ibv_devinfo -d` — the real
+        binary (Debian ibverbs-utils) and corpus ibv_devinfo/*; `mlxconfig -d <pci> -y set LINK_TYPE_P1=…` —
+        corpus mlxconfig_set/igx-cx7-p3740-link-type-p2-ib-to-eth.txt.
 
 Fix safety
     manual: the cause is elsewhere (vSphere VF assignment, host SR-IOV, driver install). No

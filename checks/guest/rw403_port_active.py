@@ -11,9 +11,13 @@ Why it matters
     upstream: cable/transceiver, switch port, the VDS uplink, or the netdev being down.
 
 How to fix by hand
-    ip link set dev <netdev> up; ethtool <netdev> | grep -i 'link detected'
+        ip link set dev <netdev> up; ethtool <netdev> | grep -i 'link detected'
     check the cable / transceiver and the switch port (shutdown? speed?);
     for a guest: the VF's physical uplink on the host (`esxcli network nic list`) and the VDS (RW302).
+    Sources: `ip link set dev <if> up` — ip-link(8), the real binary (Debian iproute2); `ethtool <if>` and its
+        "Link detected:" line — the real binary (Debian ethtool 6.1); `esxcli network nic list` — corpus
+        esxi_nic_list/*; the reads `ibv_devinfo`, `rdma link show`, `ibdev2netdev` — corpus ibv_devinfo/*,
+        rdma_link/*, ibdev2netdev/*.
 
 Fix safety
     manual: cabling, switch and vSphere are outside the guest. No plan_fix: the port follows the

@@ -10,13 +10,18 @@ Why it matters
     in the guest; the guest setting is lost at reboot unless made persistent.
 
 How to fix by hand
-    ip link set dev <netdev> mtu 9000
+        ip link set dev <netdev> mtu 9000
     and make it persistent, whichever the guest uses:
       NetworkManager: nmcli con mod <connection> 802-3-ethernet.mtu 9000; nmcli con up <connection>
       netplan:        `mtu: 9000` under the interface in /etc/netplan/*.yaml; netplan apply
       ifcfg (RHEL 7): MTU=9000 in /etc/sysconfig/network-scripts/ifcfg-<netdev>
     In a VM the VF must allow a guest MTU change (RW304 allowGuestOSMtuChange) and the VDS must
     carry 9000 (RW303).
+    Sources: `ip link set dev <if> mtu N` and the probe's `ip -j addr show` — ip-link(8) / ip-address(8), the real
+        binary (Debian iproute2); `nmcli con mod <conn> 802-3-ethernet.mtu N`, `nmcli con up` —
+        nm-settings-nmcli(5) ("802-3-ethernet.mtu") and nmcli(1) (NetworkManager); netplan `mtu:` and
+        `netplan apply` — Netplan's "YAML configuration" reference, https://netplan.readthedocs.io/en/latest/
+        _sources/netplan-yaml.md.txt, and netplan(5); ifcfg `MTU=` — initscripts' sysconfig.txt.
 
 Fix safety
     safe: takes effect at once; the link flaps briefly on some drivers. `roce-wizard fix` sets the

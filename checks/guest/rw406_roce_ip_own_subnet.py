@@ -12,10 +12,16 @@ Why it matters
     subnets or an IP conflict appears (seed 000, ref. 15).
 
 How to fix by hand
-    ip addr add <roce ip>/<prefix> dev <netdev>
-    and persist it: nmcli con mod <conn> ipv4.method manual ipv4.addresses <roce ip>/<prefix>
+        ip addr add <roce ip>/<prefix> dev <netdev>
+    and persist it:
+        nmcli con mod <conn> ipv4.method manual ipv4.addresses <roce ip>/<prefix>
     (or netplan `addresses: [<roce ip>/<prefix>]`, or ifcfg IPADDR=/PREFIX=).
     On a clash: move the RoCE network (or the other interface) to a subnet of its own.
+    Sources: `ip addr add|del <ip>/<prefix> dev <if>` and `ip -j addr show` — ip-address(8), the real binary
+        (Debian iproute2); `nmcli con mod <conn> ipv4.method manual ipv4.addresses …` — nm-settings-nmcli(5)
+        (NetworkManager); netplan `addresses:` — Netplan's "YAML configuration" reference,
+        https://netplan.readthedocs.io/en/latest/_sources/netplan-yaml.md.txt; ifcfg IPADDR= / PREFIX= —
+        initscripts' sysconfig.txt.
 
 Fix safety
     safe when the address is new: `roce-wizard fix` adds the inventory's roce.ip now (ip addr add)

@@ -15,14 +15,23 @@ Why it matters
     hop the connection fails.
 
 How to fix by hand
-    cma_roce_mode -d <dev> -p 1 -m 2
+        cma_roce_mode -d <dev> -p 1 -m 2
     It is not persistent: add a boot hook, e.g. a systemd oneshot unit
         [Unit]    After=openibd.service network-online.target
         [Service] Type=oneshot
                   ExecStart=/usr/sbin/cma_roce_mode -d <dev> -p 1 -m 2
         [Install] WantedBy=multi-user.target
-    (inbox rdma-core without cma_roce_mode: mkdir /sys/kernel/config/rdma_cm/<dev>;
-     echo "RoCE v2" > /sys/kernel/config/rdma_cm/<dev>/ports/1/default_roce_mode)
+    Inbox rdma-core without cma_roce_mode:
+        mkdir /sys/kernel/config/rdma_cm/<dev>
+        echo "RoCE v2" > /sys/kernel/config/rdma_cm/<dev>/ports/1/default_roce_mode
+    Sources: `cma_roce_mode -d <dev> -p <port> [-m 2]` — corpus cma_roce_mode/cx4lx-default-ib-roce-v1-then-set-v2.txt
+        (`sudo cma_roce_mode -d mlx5_0 -p 1 -m 2` → `RoCE v2`) and NVIDIA's mlnx-tools (sbin/cma_roce_mode);
+        the configfs knob, its mkdir and its values "IB/RoCE v1" / "RoCE v2" — Linux Documentation/ABI/testing/
+        configfs-rdma_cm, https://kernel.org/doc/Documentation/ABI/testing/configfs-rdma_cm, and NVIDIA's
+        "Default RoCE Mode Setting for RDMA_CM Application" (`echo "RoCE v2" > …/default_roce_mode`),
+        https://docs.nvidia.com/networking/display/sles15sp4/default+roce+mode+setting+for+rdma_cm+application;
+        `mkdir` / `echo` — coreutils / the shell; the unit — systemd.unit(5), systemd.service(5) (Type=oneshot,
+        After=, WantedBy=), `systemctl enable --now` — systemctl(1) (Debian systemd).
 
 Fix safety
     safe: affects new rdma_cm connections only. `roce-wizard fix` sets it now and writes and enables

@@ -16,11 +16,18 @@ Why it matters
     under incast (seed 001).
 
 How to fix by hand
-    mlnx_qos -i <netdev> --trust=dscp --pfc 0,0,0,1,0,0,0,0      (1 at the RoCE priority)
-    and, only if the device's table maps roce_dscp elsewhere: --dscp2prio set,<dscp>,<priority>
+        mlnx_qos -i <netdev> --trust=dscp --pfc 0,0,0,1,0,0,0,0      (1 at the RoCE priority)
+    and, only if the device's table maps roce_dscp elsewhere (a separate call: mlnx_qos refuses
+    --trust and --dscp2prio together):
+        mlnx_qos -i <netdev> --dscp2prio set,<dscp>,<priority>
     mlnx_qos settings do not survive a reboot: run the same command from a boot hook (a systemd
     oneshot unit After=openibd.service, or the distribution's network hook), or let the switch
     push them via DCBX with firmware-controlled DCBX.
+    Sources: `mlnx_qos -i <if> --trust=dscp --pfc 0,0,0,1,0,0,0,0` — seed 004 (`sudo mlnx_qos -i eth0
+        --trust=dscp --pfc 0,0,0,1,0,0,0,0`) and corpus mlnx_qos/* (the probe's `mlnx_qos -i <if>` output);
+        `--dscp2prio set,<dscp>,<prio>` — NVIDIA's mlnx-tools source, python/mlnx_qos (the set/del/flush
+        actions; it refuses --trust and --dscp2prio in one call, so the tool runs them as two commands);
+        the boot unit — systemd.unit(5), systemd.service(5) (Debian systemd).
 
 Fix safety
     safe: applies at once; traffic on the changed priorities may see a brief pause. Bare metal only
@@ -72,6 +79,14 @@ def _interface(facts: Facts) -> str | None:
     return m.group(1) if m else None
 
 
+def _qos_fix(iface: str, trust: str, pfc_arg: str, extra_fix: str) -> str:
+    """The pasteable mlnx_qos line(s): two calls, since mlnx_qos refuses --trust and --dscp2prio together
+    (NVIDIA mlnx-tools, python/mlnx_qos: "trust and dscp2prio commands cannot be used at the same time")."""
+    second = f"; mlnx_qos -i {iface}{extra_fix}" if extra_fix else ""
+    return (f"mlnx_qos -i {iface} --trust={trust} --pfc {pfc_arg}{second}  # not persistent: run it again at every "
+            "boot (systemd oneshot After=openibd.service) or let the switch push it via DCBX")
+
+
 def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     t = facts.target
     if t is not None and t.kind is TargetKind.GUEST:
@@ -108,9 +123,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     ev = excerpt(raw, r"trust state", r"^\s*priority\s+0", r"^\s*enabled", rf"prio:{prio}\b")
     if problems:
         pfc_arg = ",".join(map(str, want_pfc))
-        fix = pasteable(lambda: f"mlnx_qos -i {shown(ifname, safe_netdev, '<if>')} --trust={policy.trust} "
-                        f"--pfc {pfc_arg}{extra_fix}  # not persistent: run it again at every boot (systemd oneshot "
-                        "After=openibd.service) or let the switch push it via DCBX", NETDEV)
+        fix = pasteable(lambda: _qos_fix(shown(ifname, safe_netdev, "<if>"), policy.trust, pfc_arg, extra_fix), NETDEV)
         return [bad(CHECK, facts, f"{label}: " + "; ".join(problems) + table_note, observed=observed,
                     expected=expected, excerpt=ev, fix=fix, subject=ifname, probes=("mlnx_qos",))]
     mapped = f", DSCP {policy.roce_dscp} -> priority {prio}{table_note}" if dscp_prio is not None else ""

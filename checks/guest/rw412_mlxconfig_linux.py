@@ -15,12 +15,6 @@ What it checks
       `policy.num_of_vfs_rule` is the site's rule for ESXi's max_vfs (RW208); on Linux each PF's
       `sriov_numvfs` meets the per-PF ceiling directly, and the finding says so.
     A value whose Next Boot differs from Current is reported as a pending reboot.
-    Sources: `mlxconfig -d <pci> -e query` / `-y set …` — corpus mlxconfig_query/* and
-    mlxconfig_set/igx-cx7-p3740-link-type-p2-ib-to-eth.txt (`mlxconfig -d 0005:03:00.0 set
-    LINK_TYPE_P1=ETH …`), mlxconfig_set/cx5-ocp3-next-boot-new-apply-prompt-reboot.txt
-    (`set SRIOV_EN=1 NUM_OF_VFS=8`); `sriov_totalvfs` / `sriov_numvfs` — the kernel's sysfs-bus-pci
-    ABI and corpus sriov_numvfs/*, ip_link_vf/cx4-pve-bridge-member-8-vfs-zero-mac-query-rss.txt
-    (`echo 8 > …/sriov_numvfs`); `mlxfwreset -d <pci> -y reset` — DOMAIN §3 (fw-reset).
 
 Why it matters
     An IB-mode port carries no RoCE; without SRIOV_EN or with too few VFs in firmware,
@@ -30,6 +24,12 @@ How to fix by hand
     mlxconfig -d <pci> -y set LINK_TYPE_P1=2 SRIOV_EN=1 NUM_OF_VFS=<n per PF> ADVANCED_PCI_SETTINGS=0
     then reboot the host (a warm reboot may not load Next Boot values: mlxfwreset -d <pci> -y reset,
     or power cycle); afterwards: echo <n> > /sys/class/net/<netdev>/device/sriov_numvfs
+    Sources: `mlxconfig -d <pci> -e query` / `-y set …` — corpus mlxconfig_query/* and
+    mlxconfig_set/igx-cx7-p3740-link-type-p2-ib-to-eth.txt (`mlxconfig -d 0005:03:00.0 set
+    LINK_TYPE_P1=ETH …`), mlxconfig_set/cx5-ocp3-next-boot-new-apply-prompt-reboot.txt
+    (`set SRIOV_EN=1 NUM_OF_VFS=8`); `sriov_totalvfs` / `sriov_numvfs` — the kernel's sysfs-bus-pci
+    ABI and corpus sriov_numvfs/*, ip_link_vf/cx4-pve-bridge-member-8-vfs-zero-mac-query-rss.txt
+    (`echo 8 > …/sriov_numvfs`); `mlxfwreset -d <pci> -y reset` — DOMAIN §3 (fw-reset).
 
 Fix safety
     disruptive: writes adapter firmware configuration; takes effect after a host reboot / fw reset.

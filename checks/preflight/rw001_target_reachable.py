@@ -36,6 +36,15 @@ How to fix by hand
     TLS (BMC/vCenter): give the CA that signed the certificate as `options: {ca_file: ca.pem}` on the
                        target (openssl s_client -connect <address>:<port> -showcerts shows the
                        chain); `options: {insecure: true}` turns verification off, with a warning
+    Sources: every command is a real binary's documented syntax, checked on this Debian 12 machine:
+        `getent hosts` — getent(1) (libc-bin); `ping` — iputils-ping 20221126; `nc -vz` — netcat-openbsd
+        1.219 (`-v` verbose, `-z` zero-I/O mode); `ssh -v`, `ssh-keyscan -p`, `ssh-keygen -R` — OpenSSH's
+        ssh(1), ssh-keyscan(1), ssh-keygen(1) (openssh-client); `systemctl enable --now` — systemctl(1); `read
+        -rs` / `export` — bash(1) builtins; `keyring set <service> <user>` — the keyring CLI of Python's
+        keyring package (the project's dependency); `openssl s_client -connect … -showcerts` — openssl-s_client(1);
+        `curl --cacert … -u …` (the BMC hint) and `ip route get` — curl(1), ip-route(8) (iproute2). The ESXi
+        client path (Configure > Services > SSH, DCUI Troubleshooting Options) is VMware's; it is words, not a
+        command.
 
 Fix safety
     manual: the wizard never accepts or replaces a host key by itself and never turns host key

@@ -22,10 +22,20 @@ How to fix by hand
         esxcli software vib install -v /vmfs/volumes/<datastore>/nmst-<version>.vib -f
     Linux, MLNX_OFED (provides every tool listed, incl. show_gids, ibdev2netdev, cma_roce_mode, mlnx_qos):
         ./mlnxofedinstall --force --add-kernel-support; /etc/init.d/openibd force-restart
-    Linux, inbox stack:
-        dnf install rdma-core libibverbs-utils infiniband-diags perftest iproute ethtool mlnx-tools
-        apt install rdma-core ibverbs-utils infiniband-diags perftest iproute2 ethtool mlnx-tools
-    mlxconfig on bare metal: NVIDIA MFT (./install.sh from the mft tarball), or mstflint's mstconfig.
+    Linux, inbox stack (Debian / Ubuntu; on RHEL the same tools from its own packages with dnf):
+        apt install rdma-core ibverbs-utils infiniband-diags perftest iproute2 ethtool
+    show_gids, ibdev2netdev, cma_roce_mode and mlnx_qos are not in Debian: MLNX_OFED, or NVIDIA's
+    mlnx-tools. mlxconfig on bare metal: NVIDIA MFT, or mstflint's mstconfig (Debian package mstflint).
+    Sources: `esxcli software vib install -v … -f` — seed 000 (`esxcli software vib install -v mft-xxx.x86_64.vib
+        -f`, the same for nmst) and corpus esxi_vib_install/nmst-4-18-install-result-reboot-required.txt;
+        `./mlnxofedinstall --force --add-kernel-support` — "NVIDIA MLNX_OFED Documentation v24.07-0.6.1.0",
+        "Installing MLNX_OFED", https://docs.nvidia.com/networking/display/mlnxofedv24070610/installing+mlnx_ofed;
+        `/etc/init.d/openibd force-restart` — seed 000 (`[guest OS]$ /etc/init.d/openibd force-restart`);
+        `apt install …` — the Debian 12 package names, checked with `apt-cache policy` (rdma-core, ibverbs-utils,
+        infiniband-diags, perftest, iproute2, ethtool; Debian has no mlnx-tools package: show_gids and friends
+        come from MLNX_OFED or NVIDIA's mlnx-tools, https://raw.githubusercontent.com/Mellanox/mlnx-tools/master/
+        sbin/show_gids); the RHEL package names were not checked against a RHEL repository, so no dnf line is
+        given; the probe's `command -v` — the POSIX shell builtin (Debian dash/bash).
 
 Fix safety
     manual: installs software; the MFT/NMST VIBs need an ESXi host reboot, MLNX_OFED a driver

@@ -18,6 +18,13 @@ How to fix by hand
     ESXi:  esxcli system stats uptime get      (must print a number)
     Linux: cat /proc/sys/kernel/random/boot_id (must print a UUID)
     If the command fails, run it as the inventory user and fix that user's rights / shell.
+    Sources: `cat /proc/sys/kernel/random/boot_id` — the kernel's proc(5) / random(4) (boot_id: "a random
+        UUID … generated once per boot"), the real file on this Debian machine; `cat /etc/machine-id` —
+        machine-id(5) (systemd); `esxcli system stats uptime get` — no VMware reference page was found in a
+        search (its microseconds-since-boot output is read as a plain number); `vim-cmd hostsvc/hostsummary` —
+        no VMware page either: its output is the vim.host.Summary data object of the "vSphere Web Services API"
+        reference (https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/). Both ESXi reads
+        are only run, never emitted for pasting.
 
 Fix safety
     manual: nothing to change on the target; only read access is needed.

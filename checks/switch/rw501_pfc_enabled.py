@@ -28,6 +28,9 @@ Sources (every command this check reads and every line its fix emits)
     EOS `show priority-flow-control`, `priority-flow-control on`: seed 004 (a real EOS output) and the
         Arista EOS User Manual, chapter "Quality of Service" (a copy: https://fdocuments.us/document/
         quality-of-service-arista-networks-2020-02-10-a-section-2715-quality-of.html).
+    EOS `configure session <name>` … `commit`: EOS configuration sessions, as Arista's own Ansible
+        cliconf uses them (eos_use_sessions), https://docs.ansible.com/ansible/latest/plugins/cliconf/eos.html;
+        `interface EthernetN`: the EOS User Manual above.
     Onyx `show dcb priority-flow-control`: corpus onyx_show_dcb_pfc/*; `dcb priority-flow-control enable force`,
         `interface ethernet X dcb priority-flow-control mode on force`: NVIDIA Onyx User Manual v3.10.4606 LTS, "Priority Flow Control (PFC)",
         https://docs.nvidia.com/networking/display/NVIDIAOnyxUserManualv3104606LTS/Priority+Flow+Control+(PFC);

@@ -16,8 +16,8 @@ How to fix by hand
         EOS:   interface Ethernet3 / qos trust dscp
         Onyx:  interface ethernet 1/3 qos trust L3
         OS10:  interface ethernet1/1/3 / trust-map dscp default
-        NVUE:  nv set qos roce mode lossless ; nv config apply   (RoCE mode sets the port trust, PFC on
-               priority 3 and ECN together; there is no `nv set qos roce trust`)
+        NVUE:  nv set qos roce mode lossless ; nv config apply   (RoCE mode sets the port trust,
+               PFC on priority 3 and ECN together; there is no `nv set qos roce trust`)
 
 Sources (every command this check reads and every line its fix emits)
     EOS `show qos interfaces` (`Trust Mode:`), `qos trust dscp`: Arista EOS User Manual, chapter "Quality of

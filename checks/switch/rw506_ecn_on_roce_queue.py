@@ -47,6 +47,8 @@ Sources (every command this check reads and every line its fix emits)
         RDMA-over-Converged-Ethernet-RoCE ; `nv config diff` / `nv config apply -y` / `nv config revision`:
         NVUE Command Reference, "Config Commands", https://docs.nvidia.com/networking-ethernet-software/
         nvue-reference/Config-Commands
+    The `interface …` lines (EOS `interface EthernetN`, Onyx `interface ethernet 1/N`, OS10 `interface
+        ethernet1/1/N`) enter each vendor's interface configuration mode: the same manuals above.
     SONiC: no documented ECN command was found to emit: the intent in words (manual).
 
 Fix safety

@@ -44,7 +44,8 @@ Sources (every command this check reads and every line its fix emits)
         Service", https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-59/Layer-1-and-Switch-Ports/
         Quality-of-Service/ ; `nv config diff` / `nv config apply -y` / `nv config revision`: NVUE Command Reference, "Config
         Commands", https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands.
-    The host end: RW209 / RW210 / RW409 name their own sources.
+    The host end: RW209 / RW210 / RW409 name their own sources (`mlnx_qos --trust=dscp --pfc …`: seed 004,
+    corpus mlnx_qos/*, see RW409).
 
 Fix safety
     disruptive: re-mapping DSCP moves live traffic between queues on every port of the switch.

@@ -26,6 +26,12 @@ How to fix by hand
     suspects: `ibv_devinfo` active_mtu (4096; it follows the local netdev MTU only), the switch ports'
     MTU (RW504: a small switch hop drops 4 KB frames and never shows in active_mtu), `lspci -vvv -s <pci> | grep LnkSta` (the PCIe speed and
     width the card trained at), `ethtool <netdev>` speed, the VF's rate limit on the host.
+    Sources: `ib_send_bw …` — the real binary, Debian 12 perftest 4.5+0.17-1 (`ib_send_bw --help`: -a, -F, --report_gbits,
+        --tclass, -d, -x, -p), corpus perftest/*; tests/oracle/ runs the generated lines through it;
+        `ibv_devinfo` — the real binary (Debian ibverbs-utils); `lspci -vvv -s <pci>` and LnkSta — corpus
+        lspci_vvv/cx7-mcx755106as-sriov-cap-vfs0.txt (`sudo lspci -vvv -s 21:00.0`); `ethtool <if>` (Speed) —
+        the real binary (Debian ethtool 6.1); the port rate file — the kernel's sysfs-class-infiniband ABI
+        (https://kernel.org/doc/Documentation/ABI/testing/sysfs-class-infiniband).
 
 Fix safety
     manual: a measurement; the cause is elsewhere (cabling, slot, MTU path, rate limits).

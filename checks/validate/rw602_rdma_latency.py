@@ -20,6 +20,12 @@ How to fix by hand
     Reproduce: receiver `ib_send_lat -a -F --tclass=106 -d mlx5_0 -x 3`, sender `ib_send_lat -a -F
     --tclass=106 -d mlx5_0 -x 3 <receiver RoCE IP>`. Then: `tuned-adm profile latency-performance` (or network-latency), BIOS
     power profile to performance (RW104), VM latency sensitivity high with reserved CPUs (RW306).
+    Sources: `ib_send_lat …` — the real binary, Debian 12 perftest 4.5+0.17-1 (`ib_send_bw --help`: -a, -F, --report_gbits,
+        --tclass, -d, -x, -p), corpus perftest/*; tests/oracle/ runs the generated lines through it;
+        `tuned-adm profile latency-performance` / network-latency — Red Hat Enterprise Linux 7 Performance
+        Tuning Guide, "Chapter 3. Tuned" (tuned-adm and its profiles), https://access.redhat.com/documentation/
+        en-us/red_hat_enterprise_linux/7/html/performance_tuning_guide/chap-red_hat_enterprise_linux-
+        performance_tuning_guide-tuned.
 
 Fix safety
     manual: a measurement; the fix is a host/VM tuning decision.

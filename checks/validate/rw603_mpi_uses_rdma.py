@@ -25,6 +25,12 @@ How to fix by hand
     the RoCE v2 IPv4 index in UCX_IB_GID_INDEX), `ucx_info -c | grep -e UCX_TLS -e UCX_NET_DEVICES`
     and /etc/ucx/ucx.conf (a site config restricting transports), `--mca pml ucx` to make a job fail
     loudly instead of falling back.
+    Sources: `mpirun -np … --host … -x NAME=value … --mca pml ucx` — Open MPI's mpirun(1), the real binary
+        (Debian openmpi-bin); `osu_latency` and its output — corpus osu_benchmarks/*; UCX_LOG_LEVEL /
+        UCX_NET_DEVICES / UCX_TLS and `ucx_info -d`, `ucx_info -c` — the real binary (Debian ucx-utils 1.13.1)
+        and corpus ucx_info/*; the ep_cfg lines and UCX errors — corpus openmpi_ucx_log/*; `show_gids` —
+        corpus show_gids/* and NVIDIA's mlnx-tools (sbin/show_gids); /etc/ucx/ucx.conf — UCX's own config
+        file (`ucx_info -c` prints the keys it takes).
 
 Fix safety
     manual: the cause is the device (RW402), the GID (RW407) or the job environment (RW604).

@@ -36,7 +36,8 @@ How to fix by hand
     `ucx_info -c`); `mpirun -x NAME=value`, `--hostfile`, MPMD `:` — Open MPI's mpirun(1) (Debian
     openmpi-bin); NCCL_IB_HCA (`=` for an exact match, `:<port>`), NCCL_IB_TC, NCCL_IB_GID_INDEX and
     its -1 default from 2.21.5 — NVIDIA NCCL User Guide, "Environment Variables",
-    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, and DOMAIN §7.
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, and DOMAIN §7; `sed -i '/^…/d'` — GNU
+    sed(1), the real binary (Debian sed).
 
 Fix safety
     manual: the environment of users' jobs is the site's decision; the wizard prints it.

@@ -26,6 +26,10 @@ How to fix by hand
     off (RW212/RW505), and enough switch buffer headroom for the cable lengths (the vendor's PFC
     headroom / cable-length setting on the port, e.g. EOS `priority-flow-control … ` with the
     platform's buffer profile). Re-run the incast: streams 1, 2, 4 should add up to the link.
+    Sources: `ib_write_bw …` (the incast streams: -D, -s, --tclass, -p per stream) — the real binary, Debian 12 perftest 4.5+0.17-1 (`ib_send_bw --help`: -a, -F, --report_gbits,
+        --tclass, -d, -x, -p), corpus perftest/*; tests/oracle/ runs the generated lines through it;
+        the fixes are the host, ESXi and switch checks' (RW209/RW409, RW210/RW503, RW501/RW502, RW212/RW505),
+        each with its own sources; no switch headroom command is emitted here (it is platform-specific).
 
 Fix safety
     manual: a measurement; the fixes belong to the host, ESXi and switch checks.

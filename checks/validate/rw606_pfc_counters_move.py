@@ -17,6 +17,9 @@ How to fix by hand
     discards_phy: PFC/headroom (RW605's fixes); out_of_buffer: a bigger receive ring
     (`ethtool -G <netdev> rx 8192`) and a faster consumer; pause on another priority: DSCP→priority
     mapping and trust (RW409/RW411, RW503).
+    Sources: `ethtool -S <if>` and `ethtool -G <if> rx N` — the real binary (Debian ethtool 6.1: "-S|--statistics",
+        "-G|--set-ring … [ rx N ]"); the counter names (rx_prio<p>_pause, rx_discards_phy, rx_out_of_buffer) —
+        corpus ethtool_stats/*, hw_counters/* and NVIDIA's mlx5 counters documentation as DOMAIN §4 quotes it.
 
 Fix safety
     manual: the counters show the cause; the fixes belong to the host and switch checks.

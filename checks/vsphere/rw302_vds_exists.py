@@ -24,6 +24,12 @@ How to fix by hand
         backing=vim.dvs.HostMember.PnicBacking(pnicSpec=[vim.dvs.HostMember.PnicSpec(pnicDevice='vmnic2')]))])));
     dvs.AddDVPortgroup_Task([...]); a missing host: dvs.ReconfigureDvs_Task(ConfigSpec(configVersion=…,
     host=[HostMember.ConfigSpec(operation='add', …)])).
+    Sources: the client path and `vhpc_toolkit dvs --create --name … --datacenter … --host …` — seed 000
+        (figure 15: `./vhpc_toolkit dvs --create --name $sriov_dvs --datacenter $dc --host $host_list`); the
+        pyVmomi calls and data objects (Folder.CreateDVS_Task, DVSCreateSpec, VMwareDVSConfigSpec.maxMtu,
+        DistributedVirtualSwitchHostMemberConfigSpec / PnicBacking / PnicSpec, AddDVPortgroup_Task,
+        ReconfigureDvs_Task) and the probe's properties — "vSphere Web Services API" reference, https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/
+        (pyVmomi uses the same names). The vSphere probes read properties, not shell commands.
 
 Fix safety
     safe for a new VDS and new members; moving a vmnic that carries other traffic onto the VDS

@@ -15,6 +15,11 @@ How to fix by hand
     MTU (Bytes) 9000.
     pyVmomi: dvs.ReconfigureDvs_Task(vim.dvs.VmwareDistributedVirtualSwitch.ConfigSpec(
         configVersion=dvs.config.configVersion, maxMtu=9000))
+    Sources: ReconfigureDvs_Task with VMwareDVSConfigSpec(configVersion, maxMtu) and the probe's
+        config.maxMtu — "vSphere Web Services API" reference, https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/; the client path (Distributed
+        Switch > Settings > Edit Settings > Advanced > MTU) — the vSphere Networking guide, distributed switch
+        settings (a copy of the 6.0 edition: https://fdocuments.in/document/vsphere-esxi-vcenter-server-60-
+        networking-guide.html).
 
 Fix safety
     safe: no reboot; the uplinks renegotiate their MTU (a brief blip on the VDS).

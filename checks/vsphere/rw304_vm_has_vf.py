@@ -18,7 +18,8 @@ How to fix by hand
     Power the VM off, then vSphere Client: VM > Edit Settings > Add New Device > Network Adapter:
     New Network = roce-pg, Adapter Type = SR-IOV passthrough, Physical function = 0000:3b:00.0,
     Guest OS MTU Change = Allow (the VM needs all its memory reserved, RW305); power on.
-    vHPC toolkit: vhpc_toolkit sriov --add --vm VM --sriov_port_group roce-pg --dvs_name RoCE-DVS --pf 0000:3b:00.0
+    vHPC toolkit:
+        vhpc_toolkit sriov --add --vm VM --sriov_port_group roce-pg --dvs_name RoCE-DVS --pf 0000:3b:00.0
     pyVmomi: vm.ReconfigVM_Task(vim.vm.ConfigSpec(deviceChange=[vim.vm.device.VirtualDeviceSpec(
         operation='add', device=vim.vm.device.VirtualSriovEthernetCard(
         backing=vim.vm.device.VirtualEthernetCard.DistributedVirtualPortBackingInfo(
@@ -26,6 +27,15 @@ How to fix by hand
         sriovBacking=vim.vm.device.VirtualSriovEthernetCard.SriovBackingInfo(
         physicalFunctionBacking=vim.vm.device.VirtualPCIPassthrough.DeviceBackingInfo(id='0000:3b:00.0')),
         allowGuestOSMtuChange=True))]))
+    Sources: the client path (Add New Device > Network Adapter > SR-IOV passthrough, Physical function, Guest
+        OS MTU Change) and `vhpc_toolkit sriov --add --vm … --sriov_port_group … --dvs_name … --pf …` — seed 000
+        (`./vhpc_toolkit sriov --add --vm $vm_name --sriov_port_group $sriov_dvs_pg --dvs_name $sriov_dvs --pf
+        $PF_ID`); ReconfigVM_Task, VirtualDeviceConfigSpec, VirtualSriovEthernetCard (allowGuestOSMtuChange),
+        DistributedVirtualPortBackingInfo / DistributedVirtualSwitchPortConnection — "vSphere Web Services API" reference, https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/;
+        SriovBackingInfo.physicalFunctionBacking (VirtualPCIPassthroughDeviceBackingInfo.id) — "Data Object -
+        VirtualSriovEthernetCardSriovBackingInfo", https://vdc-download.vmware.com/vmwb-repository/dcr-public/
+        8946c1b6-2861-4c12-a45f-f14ae0d3b1b9/a5b8094c-c222-4307-9399-3b606a04af55/
+        vim.vm.device.VirtualSriovEthernetCard.SriovBackingInfo.html.
 
 Fix safety
     disruptive: the VM must be powered off to add or change a passthrough device.

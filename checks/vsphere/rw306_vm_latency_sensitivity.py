@@ -17,6 +17,14 @@ How to fix by hand
     MHz); power on.
     pyVmomi: vm.ReconfigVM_Task(vim.vm.ConfigSpec(latencySensitivity=vim.LatencySensitivity(level='high'),
         cpuAllocation=vim.ResourceAllocationInfo(reservation=18352)))
+    Sources: the client path — VMware vSphere 6.7 Resource Management, "Adjust Latency Sensitivity",
+        https://docs.vmware.com/en/VMware-vSphere/6.7/com.vmware.vsphere.resmgmt.doc/GUID-9F4FD589-A73B-454A-
+        A5A5-FED4C0F918C3.html; the full CPU reservation numVcpus × frequency — VMware vSphere 8.0 Resource
+        Management (the low-latency VM reservation formula), https://docs.vmware.com/br/VMware-vSphere/8.0/
+        vsphere-resource-management/GUID-2B67DC91-1196-4368-A390-44F74149E28C.html; LatencySensitivity(level=
+        'high') — "LatencySensitivity", https://developer.broadcom.com/xapis/virtual-infrastructure-json-api/
+        8.0.2.0/data-structures/LatencySensitivity; ReconfigVM_Task / ResourceAllocationInfo.reservation —
+        "vSphere Web Services API" reference, https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/.
 
 Fix safety
     disruptive: takes effect at the next power-on (power the VM off and on); the host must have the

@@ -16,7 +16,14 @@ How to fix by hand
     vSphere Client: host > Configure > Hardware > Overview > Power Management > Edit Power Policy >
     High Performance.
     pyVmomi: host.configManager.powerSystem.ConfigurePowerPolicy(key=1)
-    (or on the host: esxcli system settings advanced set -o /Power/CpuPolicy -s "High Performance")
+    Sources: the client path — VMware vSphere 6.7 Resource Management, "Select a CPU Power Management Policy",
+        https://docs.vmware.com/en/VMware-vSphere/6.7/com.vmware.vsphere.resmgmt.doc/GUID-F48D75C7-2461-4643-
+        8A3A-B0383146F3AA.html; HostPowerSystem.ConfigurePowerPolicy(key) and the probe's
+        config.powerSystemInfo.currentPolicy — "vSphere Web Services API" reference, https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/
+        (pyVmomi's docs vim/host/PowerSystem); key 1 = High Performance: the host's capability.availablePolicy
+        lists the keys, and public PowerCLI code sets High Performance with ConfigurePowerPolicy(1)
+        (shimirooinfo/doyitkim, 1.host/116.set_powermgmt.ps1).
+        The esxcli form is not given: no VMware page for it was found (RW213).
 
 Fix safety
     safe: takes effect at once, no reboot; the host draws more power.

@@ -125,15 +125,15 @@ def test_a_fixed_lab_runs_bundle_reads_back_as_the_runs_final_state(tmp_path, mo
     monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", env["ROCE_WIZARD_STATE_DIR"])
     lab_dir = tmp_path / "lab"
     up = subprocess.run([sys.executable, "-m", "roce_wizard.cli", "lab", "up", "--detach", "--dir", str(lab_dir),
-                         "--hosts", "1", "--fault", "RW213@esx-01"], env=env, capture_output=True, text=True,
+                         "--hosts", "1", "--fault", "RW202@esx-01"], env=env, capture_output=True, text=True,
                         timeout=60)
     assert up.returncode == 0, up.stderr + up.stdout
     try:
         inventory = str(lab_dir / "inventory.yaml")
         doctor = runner.invoke(app, ["doctor", "-i", inventory])
-        assert "RW213" in doctor.output
+        assert "RW202" in doctor.output  # mst not started: a safe fix (RW213's plan is manual words now)
         fixed = runner.invoke(app, ["fix", "-i", inventory, "--yes"])
-        assert fixed.exit_code == 0 and "✓ esx-01 RW213" in fixed.output, fixed.output
+        assert fixed.exit_code == 0 and "✓ esx-01 RW202" in fixed.output, fixed.output
         out = tmp_path / "fixed.tar.gz"
         assert runner.invoke(app, ["export", "-o", str(out)]).exit_code == 0  # the newest run: the fix
     finally:
@@ -146,11 +146,11 @@ def test_a_fixed_lab_runs_bundle_reads_back_as_the_runs_final_state(tmp_path, mo
     assert all(f["path"].startswith(f"{out}:{top}/") for f in back["files"])  # never a temporary path
     assert not [f["path"] for f in back["files"] if f["kind"] == "unknown"]  # the tool's own records are named
     (results,) = [f for f in back["files"] if f["kind"] == "run-results"]
-    rw213 = [(x["target"], x["status"]) for x in results["findings"] if x["check"] == "RW213"]
-    assert rw213 == [("esx-01", "pass")]  # the fix's final round, not the warning it fixed
+    rw202 = [(x["target"], x["status"]) for x in results["findings"] if x["check"] == "RW202"]
+    assert rw202 == [("esx-01", "pass")]  # the fix's final round, not the warning it fixed
     refused = [f for f in back["files"] if f["kind"] == "run-record"]
     assert refused and all(f["error"].startswith("could not connect") for f in refused)
-    # esx-01's recorded outputs are those of the final round: the power policy judged after the fix
-    policy = [x["status"] for f in back["files"] if f["path"].endswith("/raw/esx-01/esxi_power_policy.json")
-              for x in f["findings"] if x["check"] == "RW213"]
-    assert policy == ["pass"]
+    # esx-01's recorded outputs are those of the final round: mst judged after the fix
+    mst = [x["status"] for f in back["files"] if f["path"].endswith("/raw/esx-01/mst_status.json")
+           for x in f["findings"] if x["check"] == "RW202"]
+    assert mst == ["pass"]

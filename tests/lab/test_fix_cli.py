@@ -34,22 +34,33 @@ def fix(inventory: Path, *args: str):
 
 def test_safe_fix_applies_reverifies_and_a_second_run_plans_nothing(lab, tmp_path):
     background, running, inventory = lab
-    background.call(running.inject("RW213@esx-01"))  # Balanced power policy: a safe fix
+    # mst not started: a safe fix (NVIDIA MFT "VMware ESXi": mst start). RW213's power policy used to be the
+    # example; its plan is manual words now (no vendor source for the esxcli write, issue 12 item 2)
+    background.call(running.inject("RW202@esx-01"))
     preview = fix(inventory)
-    assert preview.exit_code == 0 and "RW213" in preview.output and "--yes" in preview.output
-    assert 'esxcli system settings advanced set -o /Power/CpuPolicy -s "High Performance"' in preview.output
-    assert background.lab.world.hosts["esx-01"].power_policy == "Balanced"  # a preview changes nothing
+    assert preview.exit_code == 0 and "RW202" in preview.output and "--yes" in preview.output
+    assert "/opt/mellanox/bin/mst start" in preview.output
+    assert background.lab.world.hosts["esx-01"].mst_started is False  # a preview changes nothing
 
     applied = fix(inventory, "--yes")
     assert applied.exit_code == 0, applied.output
-    assert "✓ esx-01 RW213" in applied.output
-    assert background.lab.world.hosts["esx-01"].power_policy == "High Performance"
+    assert "✓ esx-01 RW202" in applied.output
+    assert background.lab.world.hosts["esx-01"].mst_started is True
     again = fix(inventory, "--yes")
     assert again.exit_code == 0 and "nothing to fix" in again.output
 
     runs = sorted((tmp_path / "state" / "runs").iterdir())
     steps = [e for run in runs for e in read_events(run) if e["type"] == "fix-step"]
-    assert [(s["target"], s["check"], s["exit_status"]) for s in steps] == [("esx-01", "RW213", 0)]
+    assert [(s["target"], s["check"], s["exit_status"]) for s in steps] == [("esx-01", "RW202", 0)]
+
+
+def test_manual_plan_is_shown_not_run(lab, tmp_path):
+    background, running, inventory = lab
+    background.call(running.inject("RW213@esx-01"))  # Balanced power policy: no vendor source for the esxcli write
+    preview = fix(inventory, "--yes")
+    assert "RW213" in preview.output and "manual: shown, not run" in preview.output
+    assert "esxcli system settings advanced set" not in preview.output
+    assert background.lab.world.hosts["esx-01"].power_policy == "Balanced"
 
 
 def test_disruptive_fix_needs_allow_disruptive_and_keeps_the_other_params(lab):

@@ -27,7 +27,8 @@ def lab(tmp_path_factory):
         mp.setenv("ROCE_WIZARD_STATE_DIR", str(base / "state"))
         background = BackgroundLab(Scenario("healthy", healthy(2)), base / "lab", services=())
         running = background.start()
-        background.call(running.inject("RW213@esx-01"))  # Balanced power policy: a safe fix
+        # mst not started: a safe fix (MFT-documented `mst start`); RW213's plan is manual words now
+        background.call(running.inject("RW202@esx-01"))
         background.call(running.inject("RW209@esx-02"))  # no PFC in nmlx5_core: disruptive, needs a reboot
         try:
             yield background, base / "lab" / "inventory.yaml"
@@ -71,7 +72,7 @@ async def test_navigation_welcome_preflight_then_stages_grid_and_detail(lab):
 
         screen = await open_main(app, pilot)
         assert screen.stage is Stage.ESXI
-        assert app.board.cell_status("esx-01", "RW213") is Status.WARN
+        assert app.board.cell_status("esx-01", "RW202") is Status.FAIL
         assert app.board.cell_status("esx-02", "RW209") is Status.FAIL
         assert app.board.cell_status("esx-01", "RW201") is Status.PASS
         await move_to(pilot, screen, "esx-02", "RW209")
@@ -99,24 +100,24 @@ async def test_safe_fix_preview_confirm_progress_reverified_green(lab):
     app = make_app(inventory)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_main(app, pilot)
-        await move_to(pilot, screen, "esx-01", "RW213")
+        await move_to(pilot, screen, "esx-01", "RW202")
         await pilot.press("f")
         assert isinstance(app.screen, FixPreviewScreen)
         preview = app.screen
-        assert [p.plan.check for p in preview.planned] == ["RW213"]
-        assert background.lab.world.hosts["esx-01"].power_policy == "Balanced"  # a preview changes nothing
+        assert [p.plan.check for p in preview.planned] == ["RW202"]
+        assert background.lab.world.hosts["esx-01"].mst_started is False  # a preview changes nothing
         await pilot.press("y")  # safe: no second question
         await until(pilot, lambda: isinstance(app.screen, FixProgressScreen), what="the progress screen")
         progress = app.screen
         await until(pilot, lambda: progress.state.startswith("re-verified") and idle(app)(), what="re-verification")
-        assert [(r.target, r.check, r.ok) for r in progress.results.values()] == [("esx-01", "RW213", True)]
+        assert [(r.target, r.check, r.ok) for r in progress.results.values()] == [("esx-01", "RW202", True)]
         assert progress.state == "re-verified: 1 of 1 fixed finding(s) now pass"
         await pilot.press("enter")
         assert app.screen is screen
-        assert background.lab.world.hosts["esx-01"].power_policy == "High Performance"
-        assert app.board.cell_status("esx-01", "RW213") is Status.PASS
+        assert background.lab.world.hosts["esx-01"].mst_started is True
+        assert app.board.cell_status("esx-01", "RW202") is Status.PASS
         grid = screen.query_one("#grid")
-        await until(pilot, lambda: grid.get_cell("esx-01", "RW213").plain.strip() == "✓", 10, "the grid's redraw")
+        await until(pilot, lambda: grid.get_cell("esx-01", "RW202").plain.strip() == "✓", 10, "the grid's redraw")
 
 
 @pytest.mark.slow

@@ -232,7 +232,9 @@ def test_os_evidence_fix_gives_the_bios_menu_path_and_the_bmc_hint():
     assert "Processor Settings > Virtualization Technology" in f.fix and "kind bmc, host: esx-01" in f.fix
     assert f.observed == {"hv_support": 2}
     g = _worst("RW102-linux-dmar-table-but-kernel-off")
-    assert g.fix.startswith('grubby --update-kernel=ALL --args="intel_iommu=on iommu=pt"')
+    # GRUB_CMDLINE_LINUX + grub2-mkconfig are documented (Red Hat, DPDK guide); no source was found for grubby
+    assert g.fix.startswith("append intel_iommu=on iommu=pt to GRUB_CMDLINE_LINUX in /etc/default/grub")
+    assert "grub2-mkconfig -o /boot/grub2/grub.cfg" in g.fix and "grubby" not in g.fix
 
 
 def test_every_bios_finding_names_its_source():

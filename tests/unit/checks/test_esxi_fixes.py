@@ -41,8 +41,6 @@ EXPECTED = {
         PARAMS_SET.format("ecn=1 max_vfs=0,0,8,7 trust_state=2 pfctx=0x08 pfcrx=0x08")]),
     "RW210": (Safety.DISRUPTIVE, RebootKind.HOST, (), [PARAMS_SET.format(HEALTHY_PARAMS)]),
     "RW211": (Safety.DISRUPTIVE, RebootKind.HOST, (), [PARAMS_SET.format(HEALTHY_PARAMS)]),
-    "RW213": (Safety.SAFE, RebootKind.NONE, (), [
-        'esxcli system settings advanced set -o /Power/CpuPolicy -s "High Performance"']),
 }
 ESXI_CODES = sorted(c for c, v in CATALOG.items() if c.startswith("RW2"))
 
@@ -66,7 +64,8 @@ def _fix(world, code: str):
 def test_fixable_esxi_checks():
     # RW212 has no lab fault of its own (global pause is in effect only while PFC is not operational):
     # its fix is tested in tests/unit/checks/test_esxi_dcb_checks.py
-    assert {c for c in ESXI_CODES if CATALOG[c].plan_fix is not None} == set(EXPECTED) | {"RW212"}
+    # RW213's plan is manual words (no vendor source for its esxcli write): test_rw213_plan_is_manual_words
+    assert {c for c in ESXI_CODES if CATALOG[c].plan_fix is not None} == set(EXPECTED) | {"RW212", "RW213"}
     assert CATALOG["RW214"].plan_fix is None and CATALOG["RW215"].plan_fix is None
 
 
@@ -89,6 +88,18 @@ def test_fix_fault(code):
     _start_mst_after_boot(world)
     assert statuses(world, HOST, code) == {Status.PASS}
     assert plan_for(world, HOST, code) is None
+
+
+def test_rw213_plan_is_manual_words():
+    # issue 12 item 2: no VMware document gives `esxcli system settings advanced set -o /Power/CpuPolicy`, so
+    # the plan says the documented client path in words, is manual (never run) and emits no esxcli line
+    world = scenarios.healthy()
+    faults.inject(world, f"RW213@{HOST}")
+    plan = plan_for(world, HOST, "RW213")
+    assert (plan.safety, plan.reboot) == (Safety.MANUAL, RebootKind.NONE)
+    (step,) = plan.steps
+    assert step.command.startswith("# set the host's CPU power policy to High Performance: vSphere Client")
+    assert "esxcli" not in step.command and (step.before, step.after) == ("Balanced", "High Performance")
 
 
 def test_params_plan_shows_full_strings():

@@ -497,3 +497,13 @@ def test_rw404_never_sends_the_operator_to_a_switch_hop():
             text = f"{f.summary}\n{f.fix}".lower()
             assert "switch" not in text and "hop" not in text and "path" not in text, (case.id, text)
     assert "switch" not in CATALOG["RW404"].meta.fix_hint.lower()
+
+
+def test_rw409_fix_runs_trust_and_dscp2prio_as_two_mlnx_qos_calls():
+    # NVIDIA mlnx-tools python/mlnx_qos: "trust and dscp2prio commands cannot be used at the same time" — the
+    # pasteable line must call mlnx_qos twice, as the plan does (issue 12 item 2: the emitted line has a source)
+    case = next(c for c in CASES if c.code == "RW409" and c.name == "trap-seed004-dscp34")
+    (finding,) = [f for f in run_case(case) if f.status is Status.FAIL]
+    first, second = finding.fix.split("  #", 1)[0].split("; ")
+    assert first == "mlnx_qos -i mce0 --trust=dscp --pfc 0,0,0,1,0,0,0,0"
+    assert second == "mlnx_qos -i mce0 --dscp2prio set,34,3"
