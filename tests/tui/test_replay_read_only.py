@@ -51,7 +51,8 @@ async def test_replay_shows_a_read_only_banner_and_refuses_fixes_and_reboots():
 
         # "fix everything": the preview shows the plan and says it will not run; y is refused
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, FixPreviewScreen), what="the preview")
+        await until(pilot, lambda: isinstance(app.screen, FixPreviewScreen) and bool(app.screen.query("#yes")),
+                    what="the preview and its buttons")  # mounted after the screen, later under load
         assert READ_ONLY in str(app.screen.query_one("#read-only-note", Static).render())
         assert app.screen.query_one("#yes").disabled
         await pilot.press("y")
@@ -65,7 +66,8 @@ async def test_replay_shows_a_read_only_banner_and_refuses_fixes_and_reboots():
 
         # a single fix (the stage's fixes, s) likewise
         await pilot.press("s")
-        await until(pilot, lambda: isinstance(app.screen, FixPreviewScreen), what="the stage preview")
+        await until(pilot, lambda: isinstance(app.screen, FixPreviewScreen) and bool(app.screen.query("#yes")),
+                    what="the stage preview and its buttons")
         await pilot.press("y")
         await pilot.pause(0.2)
         assert isinstance(app.screen, FixPreviewScreen) and refusals(app)[1] == f"fix the esxi stage: refused — {READ_ONLY}"
