@@ -170,7 +170,7 @@ async def start_bmcs(world: World | Callable[[], World], directory: str | os.Pat
 
 
 async def serve(lab: Any) -> None:
-    """The lab runtime's hook (`lab/server.py` SERVICE_MODULES): start the BMCs, register them.
+    """The lab runtime's hook (`lab/server/` SERVICE_MODULES): start the BMCs, register them.
 
     Reset actions go through ``lab.reboot`` (SSH side down for the reboot delay, then the world's
     reboot). The password goes to DIR/lab.env (Lab.secret); the inventory reads it from

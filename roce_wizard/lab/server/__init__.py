@@ -6,8 +6,8 @@ key, which the lab generates into its directory (``id_ed25519``, mode 0600) next
 ``roce-wizard doctor -i DIR/inventory.yaml`` runs its production code path against the lab,
 host key checking on.
 
-An exec request runs its command line with the lab shell (`lab/shell.py`) over the target's
-current program table (`lab/esxi.py` / `lab/guest.py`, imported on first use) and answers stdout,
+An exec request runs its command line with the lab shell (`lab/shell/`) over the target's
+current program table (`lab/esxi/` / `lab/guest/`, imported on first use) and answers stdout,
 stderr and the exit status. Interactive shells are refused (hosts and guests are driven by exec
 requests only). A program that answers ``action="reboot"`` takes its target down: every
 connection is closed, the port refuses connections for ``world.reboot_delay_s``, then the target

@@ -322,7 +322,7 @@ class Lab:
         world = self.world
         try:
             device = self.device(ep.kind)
-        except (ImportError, AttributeError) as exc:  # lab/esxi.py or lab/guest.py missing or broken
+        except (ImportError, AttributeError) as exc:  # lab/esxi/ or lab/guest/ missing or broken
             self._device_cache.pop(ep.kind, None)
             return Reply(stderr=f"sh: lab: this target's programs are not available ({exc})\n", exit=127)
         writer = reload = None

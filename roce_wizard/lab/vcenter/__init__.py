@@ -21,7 +21,7 @@ maintenance mode, VM devices and reservations, the VDS, host reboots) is folded 
 and what changed in the World (a host rebooted over SSH, a power policy set with esxcli, VIBs
 waiting for a reboot) is sent to the simulator. It is a three-way merge against what each side
 showed at the last sync, so neither side overwrites a change it did not see. Inside the lab
-(``serve``, the hook `lab/server.py` calls) a host vCenter reboots goes through ``Lab.reboot``, so
+(``serve``, the hook `lab/server/` calls) a host vCenter reboots goes through ``Lab.reboot``, so
 SSH, guests and vCenter see one reboot with one boot time.
 
 Faults RW301-RW307 (kind ``vcenter``) land on the second host (esx-02) or its VM (compute-02):

@@ -108,7 +108,7 @@ async def start_vcenter(world: World, directory: Path, *, binary: Path | None = 
 
 
 async def serve(lab: Any) -> None:
-    """The lab runtime's hook (`lab/server.py` SERVICE_MODULES): vCenter, when Go is here.
+    """The lab runtime's hook (`lab/server/` SERVICE_MODULES): vCenter, when Go is here.
 
     vCenter's host reboots go through the lab's own reboot (`Lab.reboot`: SSH down, the host's
     guests with it, World.reboot_host after the reboot delay), so both views see one reboot.
