@@ -41,7 +41,7 @@ def registry() -> dict[str, Fault]:
             if exc.name != name:
                 raise
             continue  # a device family not built yet
-        # VALIDATE_FAULTS: faults only a measurement between two nodes detects (lab/guest.py)
+        # VALIDATE_FAULTS: faults only a measurement between two nodes detects (lab/guest/faults.py)
         for fault in (*getattr(module, "FAULTS", {}).values(), *getattr(module, "VALIDATE_FAULTS", {}).values()):
             if fault.code in table:
                 raise RuntimeError(f"fault {fault.code} defined twice")

@@ -1,4 +1,4 @@
-"""The contract between the lab's shell (lab/shell.py) and the simulated tools (lab/esxi.py, lab/guest.py).
+"""The contract between the lab's shell (lab/shell/) and the simulated tools (lab/esxi/, lab/guest/).
 
 A simulated program is a function ``(ctx, argv) -> Reply``. The shell parses the command line a
 client sent (sequences, pipes, `for`, `if`, `$(...)`, redirections), expands words, and calls the

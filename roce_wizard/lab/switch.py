@@ -239,7 +239,7 @@ def cabling(world: World) -> dict[tuple[str, str], str]:
 
 
 async def serve(lab: Any) -> None:
-    """The lab runtime's hook (`lab/server.py` SERVICE_MODULES): one SSH server per switch.
+    """The lab runtime's hook (`lab/server/` SERVICE_MODULES): one SSH server per switch.
 
     One random password per lab (user ``admin``), kept in DIR/lab.env (Lab.secret); the
     inventory reads it from $ROCE_LAB_SWITCH_PASSWORD and `lab up` says how to set it. The

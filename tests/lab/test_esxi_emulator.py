@@ -1,6 +1,6 @@
-"""The simulated ESXi host (lab/esxi.py) read by roce-wizard's REAL parsers and judged by its REAL checks.
+"""The simulated ESXi host (lab/esxi/) read by roce-wizard's REAL parsers and judged by its REAL checks.
 
-Every command goes through the lab's shell (lab/shell.py) exactly as the SSH server runs it, and the
+Every command goes through the lab's shell (lab/shell/) exactly as the SSH server runs it, and the
 gathering, evaluation and root-cause resolution are the engine's own (``run_checks`` with a transport
 that answers from the world). The lab never imports the parsers or the checks; this test does.
 """

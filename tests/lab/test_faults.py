@@ -33,7 +33,7 @@ from roce_wizard.playbook import load_playbook
 from roce_wizard.lab.server import read_env
 
 READY = all(importlib.util.find_spec(m) is not None for m in ("roce_wizard.lab.esxi", "roce_wizard.lab.guest"))
-pytestmark = pytest.mark.skipif(not READY, reason="the simulated ESXi hosts and guests (lab/esxi.py, lab/guest.py) "
+pytestmark = pytest.mark.skipif(not READY, reason="the simulated ESXi hosts and guests (lab/esxi/, lab/guest/) "
                                                    "are not there yet")
 
 # checks that only report errors (no fail path): their faults are errors, not failures

@@ -1,7 +1,7 @@
-"""The simulated Linux guest and bare-metal host (lab/guest.py) read by roce-wizard's REAL parsers and
+"""The simulated Linux guest and bare-metal host (lab/guest/) read by roce-wizard's REAL parsers and
 judged by its REAL checks.
 
-Every command goes through the lab's shell (lab/shell.py) as the SSH server runs it; gathering,
+Every command goes through the lab's shell (lab/shell/) as the SSH server runs it; gathering,
 evaluation and root-cause resolution are the engine's own (``run_checks`` with a transport that
 answers from the world). The lab never imports the parsers or the checks; this test does.
 """

@@ -1,4 +1,4 @@
-"""The lab's vCenter (lab/vcsim + lab/vcenter.py) read and driven the way the vsphere checks will:
+"""The lab's vCenter (lab/vcsim + lab/vcenter/) read and driven the way the vsphere checks will:
 pyVmomi over TLS verified against the lab's CA file, property-collector reads, tasks polled by
 their state — and the World following what vCenter did, and vCenter what the World did.
 

@@ -41,7 +41,7 @@ def test_where_prints_the_file_probe_commands_parsers_fix_tests_and_lab_fault():
     assert "test_rw208_trap_15_raises_num_of_vfs_to_16" in out
     assert "trap-15-not-over-15" in out
     assert "lab fault:   RW208 (target kind esxi) — NUM_OF_VFS is 15" in out
-    assert "defined in roce_wizard/lab/esxi.py; inject: roce-wizard lab up --fault RW208" in out
+    assert "defined in roce_wizard/lab/esxi/faults.py; inject: roce-wizard lab up --fault RW208" in out
     # a slug finds the same check
     assert _run("explain", "num-vfs-covers-max-vfs", "--where").stdout == out
 

@@ -3,7 +3,7 @@
 Analyze cases (`target=None`) read the corpus as a user pastes it. Doctor cases carry what
 roce_wizard/validate.py hands a check for a pair: the engine-made `validate_pair` (both nodes, the
 link speed) and the measurement (`validate_perftest`, `validate_mpi`, `validate_incast`), with
-outputs rendered by the lab's guests (lab/guest.py through the lab shell) and parsed by the real
+outputs rendered by the lab's guests (lab/guest/ through the lab shell) and parsed by the real
 parsers.
 """
 

@@ -1,43 +1,15 @@
-"""The lab's SSH side: one asyncssh server per ESXi host and per Linux guest, on 127.0.0.1.
-
-Each target listens on its own ephemeral port with its own ed25519 host key and accepts one client
-key, which the lab generates into its directory (``id_ed25519``, mode 0600) next to
-``known_hosts`` (``[127.0.0.1]:port ssh-ed25519 …`` per target) and ``inventory.yaml`` — so that
-``roce-wizard doctor -i DIR/inventory.yaml`` runs its production code path against the lab,
-host key checking on.
-
-An exec request runs its command line with the lab shell (`lab/shell.py`) over the target's
-current program table (`lab/esxi.py` / `lab/guest.py`, imported on first use) and answers stdout,
-stderr and the exit status. Interactive shells are refused (hosts and guests are driven by exec
-requests only). A program that answers ``action="reboot"`` takes its target down: every
-connection is closed, the port refuses connections for ``world.reboot_delay_s``, then the target
-comes back rebooted (``World.reboot_host`` / ``reboot_guest``) on the same port with the same host
-key. The guests on a rebooting ESXi host go down and come back with it.
-
-Fault RW001 (`FAULTS` here) stops a host's sshd: its listener is closed, connects are refused.
-
-Everything else the lab serves (switch CLIs, vCenter, BMCs) plugs in through `SERVICE_MODULES`:
-each such module may define ``async def serve(lab: Lab) -> None``, which starts its servers and
-calls `Lab.register` with its inventory entries, a status callback and a stop callback.
-
-DIR/state.json (written atomically after every change of state) is what `lab status` shows: per
-target its kind, state (up / down / rebooting / refusing), boot count, boot id or time, injected
-faults and port, and ``ready`` once everything listens.
-"""
+"""The running lab: its SSH servers, services, reboots, faults and the state it writes."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
 import json
-import logging
 import os
 import shlex
 import socket
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,134 +18,21 @@ import yaml
 
 from roce_wizard.lab import faults as faults_mod
 from roce_wizard.lab import shell
-from roce_wizard.lab.faults import Fault
-from roce_wizard.lab.proto import Ctx, Program, Reply
-from roce_wizard.lab.guest import OFED_BUNDLE
+from roce_wizard.lab.proto import Ctx, Reply
+from roce_wizard.lab.server.config import (
+    CLIENT_KEY_FILE,
+    ENV_FILE,
+    INVENTORY_FILE,
+    KNOWN_HOSTS_FILE,
+    SERVICE_MODULES,
+    STATE_FILE,
+    STATE_FLUSH_S,
+    log,
+)
+from roce_wizard.lab.server.endpoints import Device, DeviceResolver, Endpoint, Service, _device_for, _SshServer
+from roce_wizard.lab.server.files import _atomic_write, _InventoryDumper, _write_private
+from roce_wizard.lab.server.views import base_inventory, lab_status
 from roce_wizard.lab.world import EsxiHost, Guest, World
-
-log = logging.getLogger(__name__)
-
-STATE_FILE = "state.json"
-INVENTORY_FILE = "inventory.yaml"
-KNOWN_HOSTS_FILE = "known_hosts"
-CLIENT_KEY_FILE = "id_ed25519"
-ROCE_PF_PCI = "0000:3b:00.0"
-ROCE_VMNICS = ("vmnic2", "vmnic3")
-DEFAULT_VFS = (8, 7)
-# modules that serve the lab's other devices; each may define `async def serve(lab)`
-SERVICE_MODULES = ("roce_wizard.lab.switch", "roce_wizard.lab.vcenter", "roce_wizard.lab.redfish")
-DEVICE_MODULES = {"esxi": "roce_wizard.lab.esxi", "guest": "roce_wizard.lab.guest", "linux": "roce_wizard.lab.guest"}
-ENV_FILE = "lab.env"  # the lab's credentials, for `set -a; . DIR/lab.env; set +a`
-STATE_FLUSH_S = 1.0  # command-driven changes are written at most this often
-
-
-# ---------------------------------------------------------------------------- the fault this module owns
-
-
-def _sshd_stopped(world: World, target: str) -> None:
-    world.hosts[target].faults.add("RW001")
-
-
-FAULTS = {
-    "RW001": Fault("RW001", "esxi", "the host's SSH service is stopped: connections are refused", _sshd_stopped),
-}
-
-
-# ---------------------------------------------------------------------------- what a target runs
-
-
-@dataclass
-class Device:
-    """How to run commands on one kind of target: its programs and virtual files right now."""
-
-    programs: Callable[[World, str], dict[str, Program]]
-    files: Callable[[World, str], dict[str, str]] | None = None
-    # (world, target, path, content) -> None when written, else the error text the shell prints
-    write_file: Callable[[World, str, str, str], str | None] | None = None
-    # paths that exist but cannot be read -> reason ("Permission denied")
-    file_errors: Callable[[World, str], dict[str, str]] | None = None
-
-
-def _device_for(kind: str) -> Device:
-    module = importlib.import_module(DEVICE_MODULES[kind])
-    return Device(
-        programs=module.programs,
-        files=getattr(module, "files", None),
-        write_file=getattr(module, "write_file", None),
-        file_errors=getattr(module, "file_errors", None),
-    )
-
-
-DeviceResolver = Callable[[str], Device]
-
-
-# ---------------------------------------------------------------------------- endpoints
-
-
-@dataclass
-class Endpoint:
-    """One SSH target of the lab (an ESXi host, a guest VM or a bare-metal Linux host)."""
-
-    name: str
-    kind: str  # esxi / guest / linux
-    host_key: asyncssh.SSHKey
-    port: int = 0
-    acceptor: asyncssh.SSHAcceptor | None = None
-    conns: set[asyncssh.SSHServerConnection] = field(default_factory=set)
-    rebooting: bool = False
-    reboot_requested: bool = False
-    commands: int = 0
-    # while down, the port stays bound (not listening: connects are refused) so that no other
-    # program's ephemeral port takes it before the target comes back on it
-    placeholder: socket.socket | None = None
-
-
-@dataclass
-class Service:
-    """Something a service module registered: inventory entries, a status and a stop callback."""
-
-    kind: str
-    entries: list[dict[str, Any]]
-    status: Callable[[], list[dict[str, Any]]] | None = None
-    stop: Callable[[], Awaitable[None]] | None = None
-    # brings the service's own view up to the World now (vCenter: one sync instead of its next poll)
-    sync: Callable[[], Awaitable[Any]] | None = None
-
-
-class _SshServer(asyncssh.SSHServer):
-    def __init__(self, lab: Lab, endpoint: Endpoint):
-        self.lab = lab
-        self.endpoint = endpoint
-        self.conn: asyncssh.SSHServerConnection | None = None
-
-    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
-        self.conn = conn
-        self.endpoint.conns.add(conn)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self.conn is not None:
-            self.endpoint.conns.discard(self.conn)
-
-    def begin_auth(self, username: str) -> bool:
-        return True  # authentication required: the lab's client key
-
-    def public_key_auth_supported(self) -> bool:
-        return True
-
-    def password_auth_supported(self) -> bool:
-        return False
-
-
-def read_env(directory: str | Path) -> dict[str, str]:
-    """The credentials a lab wrote to DIR/lab.env (what `set -a; . DIR/lab.env` would export)."""
-    path = Path(directory) / ENV_FILE
-    out: dict[str, str] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line and not line.startswith("#") and "=" in line:
-                key, _, value = line.partition("=")
-                out[key] = (shlex.split(value) or [""])[0]
-    return out
 
 
 class Lab:
@@ -246,7 +105,7 @@ class Lab:
         # bind every port first (the known_hosts and inventory need them), refusing ones closed after
         await asyncio.gather(*(self._listen(ep) for ep in self.endpoints.values()))
         self.write_known_hosts()
-        self.inventory = self._base_inventory()
+        self.inventory = base_inventory(self)
         self.write_inventory()
         await self.sync()
         for module_name in service_modules:
@@ -463,7 +322,7 @@ class Lab:
         world = self.world
         try:
             device = self.device(ep.kind)
-        except (ImportError, AttributeError) as exc:  # lab/esxi.py or lab/guest.py missing or broken
+        except (ImportError, AttributeError) as exc:  # lab/esxi/ or lab/guest/ missing or broken
             self._device_cache.pop(ep.kind, None)
             return Reply(stderr=f"sh: lab: this target's programs are not available ({exc})\n", exit=127)
         writer = reload = None
@@ -568,47 +427,6 @@ class Lab:
             lines.append(f"{name} {alg} {blob} {ep.name}\n")
         _atomic_write(self.directory / KNOWN_HOSTS_FILE, "".join(lines), 0o600)
 
-    def _base_inventory(self) -> dict[str, Any]:
-        policy_keys = ("pfc_priority", "roce_dscp", "trust", "eth_mtu", "switch_mtu", "roce_mtu")
-        policy = {k: v for k, v in self.world.policy.items() if k in policy_keys}
-        ssh_defaults = {
-            "username": "root",
-            "key_file": str(self.directory / CLIENT_KEY_FILE),
-            "use_agent": False,
-            "options": {"known_hosts": str(self.directory / KNOWN_HOSTS_FILE)},
-        }
-        targets: dict[str, list[dict[str, Any]]] = {"esxi": [], "guest": [], "linux": []}
-        for name, host in self.world.hosts.items():
-            targets["esxi"].append({
-                "name": name,
-                "address": self.host,
-                "port": self.endpoints[name].port,
-                "roce": {"pf_pci": ROCE_PF_PCI, "vmnics": list(ROCE_VMNICS), "vfs": _vfs_of(host)},
-            })
-        for guest in self.world.guests.values():
-            entry: dict[str, Any] = {"name": guest.name, "address": self.host, "port": self.endpoints[guest.name].port}
-            roce: dict[str, Any] = {"netdev": guest.roce_netdev}
-            ip = _roce_ip(self.world, guest)
-            if ip:
-                roce["ip"] = ip
-            if guest.vm is not None:
-                vm = self.world.vms.get(guest.vm)
-                if vm is not None:
-                    entry["host"] = vm.host
-                entry["vm"] = guest.vm
-            else:
-                roce = {"pf_pci": ROCE_PF_PCI, **roce}
-            entry["roce"] = roce
-            # where the operator keeps the MLNX_OFED bundle (RW401's fix installs it from there)
-            entry["options"] = {"ofed_bundle": f"/tmp/{OFED_BUNDLE}-rhel8.4-x86_64.tgz"}
-            targets["guest" if guest.vm is not None else "linux"].append(entry)
-        targets = {k: v for k, v in targets.items() if v}
-        return {
-            "policy": policy,
-            "defaults": {kind: dict(ssh_defaults) for kind in targets},
-            "targets": targets,
-        }
-
     def write_inventory(self) -> None:
         header = (
             f"# Written by `roce-wizard lab up` for the practice lab in {self.directory}.\n"
@@ -619,60 +437,7 @@ class Lab:
         _atomic_write(self.directory / INVENTORY_FILE, text, 0o600)
 
     def status(self) -> dict[str, Any]:
-        rows: list[dict[str, Any]] = []
-        for ep in self.endpoints.values():
-            target = self._target(ep)
-            if target is None:
-                continue
-            if ep.rebooting:
-                state = "rebooting"
-            elif not target.up:
-                state = "down"
-            elif "RW001" in target.faults:
-                state = "refusing"
-            else:
-                state = "up" if ep.acceptor is not None else "down"
-            row: dict[str, Any] = {
-                "name": ep.name,
-                "kind": ep.kind,
-                "state": state,
-                "port": ep.port,
-                "boot_count": target.boot_count,
-                "faults": sorted(target.faults),
-                "commands": ep.commands,
-            }
-            if isinstance(target, EsxiHost):
-                row["boot_time"] = round(target.boot_time, 3)
-                row["pending_reboot"] = target.reboot_required()
-                row["maintenance_mode"] = target.maintenance_mode
-            else:
-                row["boot_id"] = target.boot_id
-            rows.append(row)
-        for service in self.services:
-            if service.status is not None:
-                try:
-                    rows.extend(service.status())
-                except Exception as exc:  # noqa: BLE001
-                    rows.append({"name": service.kind, "kind": service.kind, "state": f"status failed: {exc}"})
-            else:
-                rows.extend({"name": e.get("name"), "kind": service.kind, "state": "up", "port": e.get("port"),
-                             "faults": []} for e in service.entries)
-        return {
-            "version": 1,
-            "ready": self.ready,
-            "pid": os.getpid(),
-            "dir": str(self.directory),
-            "scenario": self.world.scenario,
-            "started": round(self.started, 3),
-            "updated": round(time.time(), 3),
-            "reboot_delay_s": self.world.reboot_delay_s,
-            "command_delay_s": self.command_delay_s,
-            "inventory": str(self.directory / INVENTORY_FILE),
-            "known_hosts": str(self.directory / KNOWN_HOSTS_FILE),
-            "faults": [list(f) for f in self.world.faults],
-            "notes": list(self.notes),
-            "targets": rows,
-        }
+        return lab_status(self)
 
     def save_state(self, stopped: bool = False) -> None:
         data = self.status()
@@ -690,79 +455,3 @@ class Lab:
                     self.save_state()
                 except OSError:
                     log.exception("cannot write %s", self.directory / STATE_FILE)
-
-
-# ---------------------------------------------------------------------------- helpers
-
-
-class _InventoryDumper(yaml.SafeDumper):
-    """Plain YAML a person can read: no &anchors, short lists of scalars inline."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
-def _represent_list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
-    flow = all(isinstance(x, (str, int, float)) for x in data) and len(data) <= 8
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
-
-
-_InventoryDumper.add_representer(list, _represent_list)
-
-
-def _vfs_of(host: EsxiHost) -> list[int]:
-    """VFs per RoCE port as the host's nmlx5 max_vfs gives them (the scenario's intent)."""
-    raw = host.module_params.get("max_vfs", "")
-    try:
-        entries = [int(x) for x in raw.split(",") if x.strip() != ""]
-    except ValueError:
-        entries = []
-    order = [n.name for n in host.nmlx5_vmnics()]
-    vfs = []
-    for i, vmnic in enumerate(ROCE_VMNICS):
-        position = order.index(vmnic) if vmnic in order else -1
-        value = entries[position] if 0 <= position < len(entries) else 0
-        vfs.append(value)
-    if not any(vfs):
-        return list(DEFAULT_VFS)
-    return vfs
-
-
-def _roce_ip(world: World, guest: Guest) -> str | None:
-    iface = guest.interface(guest.roce_netdev)
-    if iface is not None and iface.ipv4:
-        return iface.ipv4[0]
-    if guest.vm is None:
-        return None
-    # a fresh guest has no RoCE address yet: the one the healthy cluster gives it (the intent)
-    from roce_wizard.lab.scenarios import WIDE_ABOVE, roce_ip  # noqa: PLC0415
-
-    digits = "".join(ch for ch in guest.name if ch.isdigit())
-    return roce_ip(int(digits), len(world.hosts) > WIDE_ABOVE) if digits else None
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    _atomic_write(path, data.decode(), 0o600)
-
-
-def _atomic_write(path: Path, text: str, mode: int = 0o644) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def read_state(directory: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """DIR/state.json, or None when there is none (yet)."""
-    try:
-        return json.loads((Path(directory) / STATE_FILE).read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
-        return None

@@ -1,0 +1,1 @@
+"""Tools the lab's ESXi hosts and Linux hosts share (NVIDIA MFT), written once for both."""
