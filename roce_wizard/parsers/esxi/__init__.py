@@ -39,7 +39,7 @@ from roce_wizard.parsers.esxi.nics import (
     sniff_esxi_sriovnic_list,
     sniff_esxi_sriovnic_vf_list,
 )
-from roce_wizard.parsers.esxi.tables import _human_tables
+from roce_wizard.parsers.esxi.tables import _human_tables as _human_tables  # tests read the tables directly
 from roce_wizard.parsers.esxi.vib import (
     parse_esxi_vib_install,
     parse_esxi_vib_list,
@@ -47,6 +47,8 @@ from roce_wizard.parsers.esxi.vib import (
     sniff_esxi_vib_list,
 )
 from roce_wizard.parsers.esxi_dcb import PARSERS as _DCB_PARSERS
+
+__all__ = ["PARSERS", "format_options_string", "parse_esxi_host_summary", "parse_esxi_uptime", "parse_options_string"]
 
 # ---------------------------------------------------------------------------------------------
 

@@ -21,6 +21,8 @@ from roce_wizard.parsers.firmware.mlxfwmanager import parse_mlxfwmanager, sniff_
 from roce_wizard.parsers.firmware.mst import parse_mst_status, sniff_mst_status
 from roce_wizard.parsers.firmware.sriov import parse_sriov_numvfs, sniff_sriov_numvfs
 
+__all__ = ["PARSERS", "normalize_mlxconfig_value", "parse_mlxconfig_query"]
+
 # ---------------------------------------------------------------------------------------------
 
 PARSERS: dict[str, Parser] = {

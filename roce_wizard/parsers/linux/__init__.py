@@ -30,6 +30,8 @@ from roce_wizard.parsers.linux.system import (
     sniff_tool_presence,
 )
 
+__all__ = ["PARSERS", "parse_machine_id"]
+
 # ---------------------------------------------------------------------------------------------
 
 PARSERS: dict[str, Parser] = {

@@ -23,6 +23,8 @@ from roce_wizard.parsers.perf.ucx import (
     sniff_ucx_config,
 )
 
+__all__ = ["PARSERS", "ParseError", "bw_to_gbps", "parse_openmpi_ucx_log", "parse_osu", "parse_perftest"]
+
 PARSERS: dict[str, Parser] = {
     "ucx_config": Parser("ucx_config", parse_ucx_config, sniff_ucx_config,
                          "ucx_info -c: UCX's effective configuration (UCX_NAME=value lines)"),

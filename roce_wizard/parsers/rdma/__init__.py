@@ -28,6 +28,8 @@ from roce_wizard.parsers.rdma.roce_tc import parse_roce_tc_sysfs, sniff_roce_tc_
 from roce_wizard.parsers.rdma.show_gids import parse_show_gids, sniff_show_gids
 from roce_wizard.parsers.rdma.ucx_info import parse_ucx_info, sniff_ucx_info
 
+__all__ = ["PARSERS"]
+
 # ---------------------------------------------------------------------------------------------
 
 PARSERS: dict[str, Parser] = {

@@ -29,7 +29,7 @@ output (`wedge>`, `sw(config-if-Et1)#`, `sw [standalone: master] # `) is context
 from __future__ import annotations
 
 from roce_wizard.parsers.base import Parser
-from roce_wizard.parsers.switch.common import SWITCH_PROMPT_RE, port_key, switch_prompt_command
+from roce_wizard.parsers.switch.common import port_key, switch_prompt_command
 from roce_wizard.parsers.switch.eos import (
     parse_arista_pfc,
     parse_eos_flowcontrol,
