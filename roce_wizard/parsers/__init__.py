@@ -14,12 +14,7 @@ FAMILIES = ("firmware", "esxi", "rdma", "configfs", "linux", "perf", "switch", "
 def _collect() -> dict[str, Parser]:
     registry: dict[str, Parser] = {}
     for family in FAMILIES:
-        try:
-            module = importlib.import_module(f"roce_wizard.parsers.{family}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"roce_wizard.parsers.{family}":
-                raise
-            continue  # a family not built yet
+        module = importlib.import_module(f"roce_wizard.parsers.{family}")
         for kind, parser in module.PARSERS.items():
             if kind in registry:
                 raise RuntimeError(f"parser kind {kind} defined twice")

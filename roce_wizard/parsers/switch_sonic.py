@@ -6,7 +6,7 @@ header, so a release that adds or drops a column (Trim/pkts, Credit-WD-Del/pkts)
 says `N/A` or is not an ASCII number is unknown (null), never 0. Thousands separators (`1,200`) are removed.
 Port names are kept as printed (`Ethernet0`, `Ethernet-BP256`, a chassis' `testsw|Ethernet0`).
 The `show pfc priority` table (lossless priorities, what RW501/RW502 judge) stays kind `sonic_pfc`
-(switch.py), also when a triage paste holds it with these counters.
+(switch/sonic.py), also when a triage paste holds it with these counters.
 """
 
 from __future__ import annotations

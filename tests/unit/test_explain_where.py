@@ -34,7 +34,7 @@ def test_where_prints_the_file_probe_commands_parsers_fix_tests_and_lab_fault():
     # the probes' real commands and the parser function of each
     assert "esxcli --formatter=csv system module parameters list -m nmlx5_core" in out
     assert "/opt/mellanox/bin/mlxconfig -d mt4119_pciconf0 -e query" in out
-    assert "roce_wizard.parsers.firmware.parse_mlxconfig_query (roce_wizard/parsers/firmware.py)" in out
+    assert "roce_wizard.parsers.firmware.mlxconfig.parse_mlxconfig_query (roce_wizard/parsers/firmware/mlxconfig.py)" in out
     assert "plan_fix at checks/esxi/rw208_num_vfs_covers_max_vfs.py:" in out
     # the tests that name it: a file, a test function in it, a Case of the check tables
     assert "tests/unit/checks/test_esxi_checks.py" in out

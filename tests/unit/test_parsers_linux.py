@@ -1,4 +1,4 @@
-"""Parsers of the Linux host tools (roce_wizard/parsers/linux.py), on real outputs.
+"""Parsers of the Linux host tools (roce_wizard/parsers/linux/), on real outputs.
 
 Every corpus sample of each kind is parsed and checked against facts read by hand from the file;
 the seed outputs are copied verbatim below (line ranges given). `ip -j` has no corpus sample: its

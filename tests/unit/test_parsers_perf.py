@@ -1,4 +1,4 @@
-"""perf parsers: perftest, OSU micro-benchmarks, UCX logs of an MPI run (roce_wizard/parsers/perf.py).
+"""perf parsers: perftest, OSU micro-benchmarks, UCX logs of an MPI run (roce_wizard/parsers/perf/).
 
 Every corpus sample of the three kinds is asserted on real facts; the seed texts are copied exactly; the
 unit-conversion and UCX-format fixtures that are not from the corpus say where they come from.

@@ -1,4 +1,4 @@
-"""Parsers of the RDMA-stack tools (roce_wizard/parsers/rdma.py), on real outputs.
+"""Parsers of the RDMA-stack tools (roce_wizard/parsers/rdma/), on real outputs.
 
 Every corpus sample of each kind is parsed and checked against facts read by hand from the file;
 the seed outputs are copied verbatim below (line ranges given) because the seeds are prose

@@ -1,4 +1,4 @@
-"""Switch parsers (roce_wizard/parsers/switch.py) on real outputs, the seeds, and the lab's switches.
+"""Switch parsers (roce_wizard/parsers/switch/) on real outputs, the seeds, and the lab's switches.
 
 Three sources for every kind the checks read:
   - tests/data/corpus (Onyx `show dcb priority-flow-control` text and json-print, Onyx `show interfaces`
