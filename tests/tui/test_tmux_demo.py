@@ -177,6 +177,11 @@ def test_demo_esxi_stage_to_green_from_the_keyboard_then_quit_cleanly(tmp_path):
         while time.monotonic() < deadline and any(alive(p) for p in processes):
             time.sleep(0.1)
         assert not [p for p in processes if alive(p)], "processes left after q"
+        # tmux notes the pane's exit on its own loop, a moment after the process is gone: poll, bounded
+        deadline = time.monotonic() + 10
+        while (time.monotonic() < deadline
+               and tmux("display-message", "-p", "-t", "demo", "#{pane_dead}").strip() != "1"):
+            time.sleep(0.05)
         assert tmux("display-message", "-p", "-t", "demo", "#{pane_dead_status}").strip() == "0"
         lab_dirs = list((tmp_path / "state").rglob("lab.pid"))
         assert not lab_dirs, f"the lab's pid file is still there: {lab_dirs}"
