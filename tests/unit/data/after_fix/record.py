@@ -31,8 +31,8 @@ sys.path.insert(0, str(REPO))
 from roce_wizard.engine import gather_target  # noqa: E402
 from roce_wizard.lab import faults, scenarios  # noqa: E402
 from roce_wizard.lab import guest as lab_guest  # noqa: E402
-from roce_wizard.lab.world import World  # noqa: E402
 from roce_wizard.lab.vcenter import fold_into_world  # noqa: E402
+from roce_wizard.lab.world import World  # noqa: E402
 from roce_wizard.model import Policy, RebootKind, Safety, Status, Target  # noqa: E402
 from roce_wizard.probes import PROBES  # noqa: E402
 from tests import fixkit  # noqa: E402
