@@ -24,6 +24,7 @@ from roce_wizard.model import (
     MissingFact,
     Policy,
     ProbeFailure,
+    Severity,
     Stage,
     Status,
     Target,
@@ -305,6 +306,7 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
                 host_of.setdefault(f.target, f.details["host"])
 
     vcenter = next((t.name for t in by_target.values() if t.kind is TargetKind.VCENTER), None)
+    warn_checks = {code for code, c in checks.items() if c.meta.severity is Severity.WARN}
     # (code, target) -> (root cause, whether the root is a known failure rather than an unknown)
     memo: dict[tuple[str, str], tuple[tuple[str, str], bool] | None] = {}
 
@@ -330,6 +332,9 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
                 root = upstream
         if root is None and any(f.status in (Status.FAIL, Status.ERROR) for f in findings):
             root = (key, own_fail)
+        # a warn-severity check's warning is its "bad": a known root (RW213 defers to vCenter's RW307)
+        if root is None and key[0] in warn_checks and any(f.status is Status.WARN for f in findings):
+            root = (key, True)
         memo[key] = root
         return root
 
@@ -346,6 +351,8 @@ def resolve_root_causes(runs: list[TargetRun], checks: dict[str, LoadedCheck]) -
         for dep in check.meta.depends_on:
             where, _, dep_code = dep.rpartition(":")
             dep_target = related.get(where)
+            if where == "vcenter" and (dep_code, target_name) in index:  # judged per host (RW307): that one
+                dep_target = target_name
             if not dep_target or (dep_code, dep_target) not in index:
                 continue  # not selected or not applicable there: nothing to block on
             root = broken_root(dep_code, dep_target, depth + 1)

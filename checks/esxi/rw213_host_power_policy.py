@@ -3,7 +3,11 @@
 What it checks
     `esxcli system settings advanced list -o /Power/CpuPolicy` → `String Value` is
     `High Performance` (seed 000 best practice, set with the BIOS profile "Performance Per Watt
-    (OS)" so that the OS decides).
+    (OS)" so that the OS decides). With a vCenter in the inventory, vCenter's RW307 judges the same
+    setting and can fix it through the documented API: RW213 depends on it (`vcenter:RW307`), so a
+    host whose policy RW307 already reported is skipped here ("blocked by RW307") — reported once,
+    where the tool fixes it. Without a vCenter (or one that does not manage the host) RW213 reports
+    it alone, and its fix is words (manual).
 
 Why it matters
     Balanced (the default) lets cores drop into deep C-states and lower P-states between
@@ -12,7 +16,8 @@ Why it matters
 How to fix by hand
     Set the host's CPU power policy to High Performance: vSphere Client > host > Configure >
     Hardware > Power Management > Edit > High Performance (VMware's documented path; it takes
-    effect at once, no reboot), or through vCenter's API (RW307: `ConfigurePowerPolicy(key=1)`).
+    effect at once, no reboot), or through vCenter's API (RW307 plans and runs it: ConfigurePowerPolicy
+    with High Performance's key from the host's capability.availablePolicy).
     Sources: the read — `esxcli system settings advanced list -o /Power/CpuPolicy`: no VMware page
     or real capture of it was found (the check's unit test output is hand-written, marked so); the
     client path and the policy names — VMware vSphere 6.7 Resource Management, "Select a CPU Power
@@ -23,9 +28,9 @@ How to fix by hand
     in words instead.
 
 Fix safety
-    manual: the tool plans the change in words only (vSphere Client, or RW307 through vCenter),
-    since no vendor document gives the esxcli line; the change itself takes effect at once, no
-    reboot, no traffic impact; the host draws more power.
+    manual: on its own (no vCenter) the tool plans the change in words only, since no vendor
+    document gives the esxcli line; with a vCenter, RW307's safe plan changes it through vCenter.
+    The change itself takes effect at once, no reboot, no traffic impact; the host draws more power.
 """
 
 from roce_wizard.checkkit import bad, excerpt, failing, good
@@ -52,7 +57,7 @@ CHECK = Check(
     target=TargetKind.ESXI,
     severity=Severity.WARN,
     probes=("esxi_power_policy",),
-    depends_on=(),
+    depends_on=("vcenter:RW307",),  # the same setting through vCenter: reported and fixed there
     reboot=RebootKind.NONE,
     fix_hint="vSphere Client: host > Configure > Hardware > Power Management > Edit > High Performance (or RW307)",
 )

@@ -3,9 +3,10 @@
 What it checks
     `host.config.powerSystemInfo.currentPolicy` is key 1 (`static`, "High Performance") on every
     ESXi host of the inventory (without one, every host vCenter shows). A warning, one finding per
-    host on the host's name. It is the same setting RW213 reads over SSH (`/Power/CpuPolicy`):
-    when RW213 already reported the host in this run, RW307 says "same setting as RW213" and skips,
-    so that a host is reported once.
+    host on the host's name. It is the same setting RW213 reads over SSH (`/Power/CpuPolicy`), and
+    RW213 depends on this check: with a vCenter in the inventory a host's power policy is reported
+    once, here, where the tool can fix it through vCenter's documented API; RW213 reports it (in
+    words, manual) only where no vCenter judged the host.
 
 Why it matters
     Balanced (the default) lets cores drop into deep C-states and lower P-states between messages:
@@ -15,14 +16,22 @@ Why it matters
 How to fix by hand
     vSphere Client: host > Configure > Hardware > Overview > Power Management > Edit Power Policy >
     High Performance.
-    pyVmomi: host.configManager.powerSystem.ConfigurePowerPolicy(key=1)
+    pyVmomi: ConfigurePowerPolicy(key) on host.configManager.powerSystem, with the key of the policy
+    whose shortName is "static" (High Performance) in powerSystem.capability.availablePolicy — what
+    the tool's `vsphere host-power-policy <host> "High Performance"` action runs.
     Sources: the client path — VMware vSphere 6.7 Resource Management, "Select a CPU Power Management Policy",
         https://docs.vmware.com/en/VMware-vSphere/6.7/com.vmware.vsphere.resmgmt.doc/GUID-F48D75C7-2461-4643-
-        8A3A-B0383146F3AA.html; HostPowerSystem.ConfigurePowerPolicy(key) and the probe's
-        config.powerSystemInfo.currentPolicy — "vSphere Web Services API" reference, https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/
-        (pyVmomi's docs vim/host/PowerSystem); key 1 = High Performance: the host's capability.availablePolicy
-        lists the keys, and public PowerCLI code sets High Performance with ConfigurePowerPolicy(1)
-        (shimirooinfo/doyitkim, 1.host/116.set_powermgmt.ps1).
+        8A3A-B0383146F3AA.html; the API — "vSphere Web Services API" reference: HostPowerSystem
+        (vim.host.PowerSystem: property capability, a PowerSystemCapability whose availablePolicy lists the
+        host's HostPowerPolicy; ConfigurePowerPolicy(key), "a key from one of the policies in availablePolicy",
+        privilege Host.Config.Power), https://developer.broadcom.com/xapis/virtual-storage-lifecycle-management-api/
+        8.0U3/vim.host.PowerSystem.html and https://developer.broadcom.com/xapis/virtual-infrastructure-json-api/
+        latest/host-power-system/; HostPowerPolicy (key, name, shortName "not localizable … can be used to
+        identify specific power managing policies"), https://developer.broadcom.com/xapis/vsphere-web-services-api/
+        7.0U3/vim.host.PowerSystem.PowerPolicy.html; the probe's config.powerSystemInfo.currentPolicy —
+        PowerSystemInfo, same reference. shortName "static" = High Performance ("dynamic" Balanced, "low"
+        Low Power, "custom"): Ansible's community.vmware vmware_host_powermgmt_policy module (pyVmomi, same
+        call) and govmomi's simulator (esx/host_config_info.go) name them so.
         The esxcli form is not given: no VMware page for it was found (RW213).
 
 Fix safety
@@ -67,7 +76,7 @@ CHECK = Check(
     severity=Severity.WARN,
     probes=("vsphere_hosts",),
     reboot=RebootKind.NONE,
-    fix_hint="host > Configure > Hardware > Overview > Power Management > High Performance (ConfigurePowerPolicy(1))",
+    fix_hint="host > Configure > Hardware > Overview > Power Management > High Performance (ConfigurePowerPolicy)",
 )
 
 HIGH_PERFORMANCE = 1
@@ -88,7 +97,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         expected = {"key": HIGH_PERFORMANCE, "name": POLICY_NAMES[HIGH_PERFORMANCE]}
         ev = [Evidence("vsphere_hosts", facts.commands.get("vsphere_hosts"),
                        host_fragment(facts, name, "config.powerSystemInfo.currentPolicy"))]
-        if key == HIGH_PERFORMANCE:
+        # shortName is the policy's non-localized name ("static" = High Performance); the key, host-generated
+        if (current.get("short_name") == "static") if current.get("short_name") else key == HIGH_PERFORMANCE:
             findings.append(good_on(name, CHECK, facts, f"{name}: power policy High Performance", observed=observed,
                                     expected=expected, evidence=ev))
             continue
@@ -97,26 +107,14 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
             expected=expected, evidence=ev,
             fix=(f"vSphere Client: {shown_name(name)} > Configure > Hardware > Overview > Power Management > Edit Power Policy > "
                  "High Performance\n"
-                 f"pyVmomi: host.configManager.powerSystem.ConfigurePowerPolicy(key={HIGH_PERFORMANCE})")))
+                 "pyVmomi: host.configManager.powerSystem.ConfigurePowerPolicy(key=<the key of the policy whose "
+                 'shortName is "static" in powerSystem.capability.availablePolicy>)')))
     return findings
 
 
-def compare_targets(findings: list[Finding], everything: list[Finding]) -> list[Finding]:
-    """Report a host once: where RW213 (the same setting over SSH) already warned about the host in
-    this run, RW307's warning on it becomes a skip naming RW213 (its fix is RW213's)."""
-    reported = {f.target for f in everything if f.check == "RW213" and f.status in (Status.WARN, Status.FAIL)}
-    for f in findings:
-        if f.check == CHECK.code and f.status is Status.WARN and f.target in reported:
-            f.details["unjudged"] = f"{f.status.value}: {f.summary}"
-            f.status = Status.SKIP
-            f.summary = f"same setting as RW213 on {f.target} (reported there)"
-            f.blocked_by = ("RW213", f.target)
-            f.fix = None
-    return []
-
-
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
-    """ConfigurePowerPolicy(key=1) on each host that is not High Performance (at once, no reboot)."""
+    """ConfigurePowerPolicy (High Performance's key from capability.availablePolicy) on each host that is
+    not High Performance (at once, no reboot)."""
     steps = [Step(f"set {f.target}'s power policy to High Performance", action(
         "host-power-policy", f.target, POLICY_NAMES[HIGH_PERFORMANCE]),
         before=str((f.observed or {}).get("name")), after=POLICY_NAMES[HIGH_PERFORMANCE])

@@ -299,8 +299,8 @@ def wait_for_task(task: Any, timeout: float = 300.0, poll: float = 0.1) -> Any:
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:@()+ -]{0,79}$")  # host / VM / VDS / port group names
 _PCI_ID = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 _VMNIC = re.compile(r"^vmnic\d{1,4}$")
-# HostPowerPolicy keys by the names ESXi's /Power/CpuPolicy uses
-POWER_POLICY_KEYS = {"High Performance": 1, "Balanced": 2, "Low Power": 3}
+# HostPowerPolicy.shortName ("not localizable", vSphere API) of each policy the action sets; the key is the host's
+POWER_POLICY_SHORT_NAMES = {"High Performance": "static", "Balanced": "dynamic", "Low Power": "low"}
 
 
 class Malformed(ValueError):
@@ -412,11 +412,20 @@ def _host_sriov(si: Any, timeout: float, host_name: str, pf: str, count: int) ->
 
 
 def _host_power_policy(si: Any, timeout: float, host_name: str, policy: str) -> str:
+    """HostPowerSystem.ConfigurePowerPolicy(key) with "a key from one of the policies in availablePolicy"
+    (vSphere Web Services API): the key is the host's, found by the policy's non-localized shortName."""
     host = _find(si, vim.HostSystem, host_name)
-    key = POWER_POLICY_KEYS[policy]
+    power = host.configManager.powerSystem
+    short = POWER_POLICY_SHORT_NAMES[policy]
+    available = list(getattr(power.capability, "availablePolicy", None) or [])
+    chosen = next((p for p in available if p.shortName == short), None)
+    if chosen is None:
+        offered = ", ".join(sorted(str(p.shortName) for p in available)) or "none"
+        raise ActionFault("NotSupported", f"{host_name} offers no {policy} power policy (shortName {short!r}; "
+                                          f"capability.availablePolicy: {offered})")
     before = host.config.powerSystemInfo.currentPolicy
-    host.configManager.powerSystem.ConfigurePowerPolicy(key=key)
-    return f"{host_name}: power policy {policy} (key {key}; was {before.shortName if before else 'unknown'})"
+    power.ConfigurePowerPolicy(key=chosen.key)
+    return f"{host_name}: power policy {policy} (key {chosen.key}; was {before.shortName if before else 'unknown'})"
 
 
 def _datacenter_of(obj: Any) -> Any:
@@ -579,7 +588,7 @@ ACTIONS: dict[str, tuple[str, Callable[[list[str]], tuple[Any, ...]], Callable[.
                                                               _int(a[2], "the VF count", 0, 256))
                    if len(a) == 3 else _arity(), _host_sriov),
     "host-power-policy": ('<host> "High Performance"|Balanced|"Low Power"',
-                          lambda a: (_name(a[0], "host"), _choice(a[1], tuple(POWER_POLICY_KEYS), "the policy"))
+                          lambda a: (_name(a[0], "host"), _choice(a[1], tuple(POWER_POLICY_SHORT_NAMES), "the policy"))
                           if len(a) == 2 else _arity(), _host_power_policy),
     "dvs-create": ("<dvs> <portgroup> <max-mtu> <host>=<vmnic>[,<vmnic>]…",
                    lambda a: (_name(a[0], "distributed switch"), _name(a[1], "port group"),

@@ -255,3 +255,29 @@ def test_rw304_waits_for_the_memory_reservation(lab):
     by_code = {p.plan.check: p for p in planned}
     assert by_code["RW304"].waits_for == ("RW305",) and not by_code["RW304"].allowed
     assert by_code["RW305"].allowed
+
+
+def test_a_bad_power_policy_is_reported_once_by_rw307_and_fixed_through_vcenter(lab):
+    """With a vCenter, RW213 (the policy over SSH, whose own plan is words: no vendor source for the esxcli
+    write) depends on RW307: esx-02's Balanced policy is RW307's warning and plan; RW213 is blocked by it.
+    vCenter's ConfigurePowerPolicy then reaches the host: esxcli's /Power/CpuPolicy shows High Performance."""
+    lab.reset()
+    lab.inject("RW307")
+    report = lab.run(["RW213", "RW307"])
+    on_esx02 = {f.check: f for f in report.findings if f.target == "esx-02"}
+    assert on_esx02["RW307"].status is Status.WARN
+    assert (on_esx02["RW213"].status, on_esx02["RW213"].blocked_by) == (Status.SKIP, ("RW307", "esx-02"))
+    assert "Balanced" in next(r for r in report.runs if r.target.name == "esx-02").facts.raw["esxi_power_policy"]
+    planned, errors = plan_fixes(report, lab.inventory.policy, ALLOW)
+    assert not errors and [(p.target.name, p.plan.check, p.allowed) for p in planned] == [("vcenter", "RW307", True)]
+
+    run = lab.apply(planned)
+    assert not run.errors and [r.exit_status for r in run.results] == [0], [r.output for r in run.results]
+    assert "key 1; was dynamic" in run.results[0].output  # static's key, from the host's availablePolicy
+    lab.settle()
+    again = lab.run(["RW213", "RW307"])
+    assert {(f.check, f.status) for f in again.findings if f.target == "esx-02" and f.check != "RW001"} == {
+        ("RW213", Status.PASS), ("RW307", Status.PASS)}
+    esxcli = next(r for r in again.runs if r.target.name == "esx-02").facts.raw["esxi_power_policy"]
+    assert "/Power/CpuPolicy,High Performance," in esxcli, esxcli
+    assert plan_fixes(again, lab.inventory.policy, ALLOW) == ([], [])

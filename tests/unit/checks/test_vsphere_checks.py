@@ -276,7 +276,9 @@ def test_rw305_and_rw306_fixes():
 
 def test_rw307_fix_configures_the_power_policy():
     f = _bad("RW307-lab-fault-balanced")
-    assert f.fix.endswith("pyVmomi: host.configManager.powerSystem.ConfigurePowerPolicy(key=1)")
+    # the key is the host's: the one of the policy whose shortName is "static" in capability.availablePolicy
+    assert f.fix.endswith('pyVmomi: host.configManager.powerSystem.ConfigurePowerPolicy(key=<the key of the policy '
+                          'whose shortName is "static" in powerSystem.capability.availablePolicy>)')
     assert "Power Management > Edit Power Policy > High Performance" in f.fix
 
 
@@ -326,14 +328,53 @@ def test_rw301_leaves_a_failing_rw208_to_itself():
     assert all(f.status is PASS for f in mine)
 
 
-def test_rw307_reports_a_host_once_when_rw213_did():
-    mine = _findings("RW307-fresh-balanced")
-    rw213 = Finding("RW213", WARN, "CPU power policy is Balanced", target="esx-01")
-    assert CATALOG["RW307"].compare(mine, [*mine, rw213]) == []
-    by_host = {f.target: f for f in mine}
-    assert by_host["esx-01"].status is SKIP and by_host["esx-01"].blocked_by == ("RW213", "esx-01")
-    assert by_host["esx-01"].summary == "same setting as RW213 on esx-01 (reported there)"
-    assert by_host["esx-02"].status is WARN  # RW213 did not report esx-02 (not in this run)
+def _power_policy_run(with_vcenter: bool) -> tuple[dict[str, Finding], list[Finding]]:
+    """RW213 warns on both hosts (Balanced over SSH); with a vCenter, RW307 read the day-0 hosts too
+    (esx-01 and esx-02 Balanced). Root causes resolved by the engine, as in a run."""
+    from roce_wizard.engine import TargetRun, resolve_root_causes
+    from roce_wizard.model import Facts
+
+    runs, codes = [], ["RW213"]
+    rw213 = {}
+    for host in ("esx-01", "esx-02"):
+        rw213[host] = Finding("RW213", WARN, "CPU power policy is Balanced, not High Performance", target=host)
+        runs.append(TargetRun(Target(name=host, kind=TargetKind.ESXI, address="127.0.0.1"), Facts(), [rw213[host]]))
+    rw307 = _findings("RW307-fresh-balanced") if with_vcenter else []
+    if with_vcenter:
+        runs.append(TargetRun(vcenter(), Facts(), rw307))
+        codes.append("RW307")
+    resolve_root_causes(runs, {c: CATALOG[c] for c in codes})
+    return rw213, rw307
+
+
+def test_rw213_defers_to_vcenters_rw307_so_a_host_is_reported_once_where_it_is_fixed():
+    assert CATALOG["RW213"].meta.depends_on == ("vcenter:RW307",)
+    assert CATALOG["RW307"].compare is None  # RW307 no longer defers to RW213
+    rw213, rw307 = _power_policy_run(with_vcenter=True)
+    assert [(f.target, f.status) for f in rw307] == [("esx-01", WARN), ("esx-02", WARN)]
+    for host, f in rw213.items():
+        assert f.status is SKIP and f.blocked_by == ("RW307", host), f
+        assert f.summary == f"blocked by RW307 on {host}" and f.fix is None
+        assert f.details["unjudged"].startswith("warn: CPU power policy is Balanced")
+
+
+def test_rw213_reports_alone_without_a_vcenter():
+    rw213, _ = _power_policy_run(with_vcenter=False)
+    assert {h: f.status for h, f in rw213.items()} == {"esx-01": WARN, "esx-02": WARN}
+    assert all(f.blocked_by is None for f in rw213.values())
+
+
+def test_rw213_is_not_masked_when_vcenter_shows_high_performance():
+    """vCenter and the host disagree (a stale view): RW307 passes, RW213's own warning stands."""
+    from roce_wizard.engine import TargetRun, resolve_root_causes
+    from roce_wizard.model import Facts
+
+    rw213 = Finding("RW213", WARN, "CPU power policy is Balanced, not High Performance", target="esx-01")
+    rw307 = _findings("RW307-healthy")
+    runs = [TargetRun(Target(name="esx-01", kind=TargetKind.ESXI, address="127.0.0.1"), Facts(), [rw213]),
+            TargetRun(vcenter(), Facts(), rw307)]
+    resolve_root_causes(runs, {c: CATALOG[c] for c in ("RW213", "RW307")})
+    assert rw213.status is WARN and rw213.blocked_by is None
 
 
 def test_vms_of_the_inventory_only():

@@ -31,8 +31,9 @@ sys.path.insert(0, str(REPO))
 from roce_wizard.engine import gather_target  # noqa: E402
 from roce_wizard.lab import faults, scenarios  # noqa: E402
 from roce_wizard.lab import guest as lab_guest  # noqa: E402
+from roce_wizard.lab.vcenter import fold_into_world  # noqa: E402
 from roce_wizard.lab.world import World  # noqa: E402
-from roce_wizard.model import Policy, RebootKind, Status, Target  # noqa: E402
+from roce_wizard.model import Policy, RebootKind, Safety, Status, Target  # noqa: E402
 from roce_wizard.probes import PROBES  # noqa: E402
 from tests import fixkit  # noqa: E402
 from tests.checkcases import Case, after_fix_target, build_facts, target_record  # noqa: E402
@@ -48,6 +49,8 @@ class Recipe:
     setup: Callable[[World], None]  # the fail case: the lab's fault (or the steps that make it)
     target_changes: dict[str, Any] = dataclasses.field(default_factory=dict)  # inventory details
     variant: str = ""  # a second fail case of the same check: part of the file name
+    # a manual plan (words, never run): how the change is made instead, and what the file says of it
+    by_hand: tuple[Callable[[World], None], str] | None = None
 
 
 def _fault(code: str, name: str) -> Callable[[World], None]:
@@ -83,9 +86,18 @@ def rw212_pfc_not_loaded(world: World) -> None:
     nic.pause_rx = nic.pause_tx = True
 
 
+def rw213_through_vcenter(world: World) -> None:
+    """RW213's plan is words (no vendor source for the esxcli write): the policy is changed through vCenter
+    (RW307's ConfigurePowerPolicy), which the lab's vCenter folds into the World as it does in a live lab."""
+    fold_into_world(world, {("hosts", HOST, "power_policy"): "High Performance"}, {})
+
+
 BM = {"pf_pci": "0000:3b:00.0", "vfs": (8,)}
 RECIPES = [
-    *(Recipe(f"RW2{n:02d}", HOST, _fault(f"RW2{n:02d}", HOST)) for n in range(1, 14) if n != 12),
+    *(Recipe(f"RW2{n:02d}", HOST, _fault(f"RW2{n:02d}", HOST)) for n in range(1, 13) if n != 12),
+    Recipe("RW213", HOST, _fault("RW213", HOST), by_hand=(rw213_through_vcenter, (
+        "its plan is manual words; the policy set through vCenter instead (RW307: `vsphere host-power-policy "
+        f'{HOST} "High Performance"`, ConfigurePowerPolicy), as the lab\'s vCenter folds it into the host'))),
     Recipe("RW212", HOST, rw212_pfc_not_loaded),
     Recipe("RW401", GUEST, _fault("RW401", GUEST), {"options": {"ofed_bundle": OFED_TGZ}}),
     Recipe("RW405", GUEST, _fault("RW405", GUEST)),
@@ -171,8 +183,14 @@ def record_all() -> list[dict[str, Any]]:
         target = target_of(world, recipe)
         plan = fixkit.CATALOG[recipe.code].plan_fix(gather(world, target, recipe.code)[2], Policy())
         assert plan is not None, f"{recipe.code}: the fail case plans nothing"
-        fixkit.apply(world, recipe.target, plan)
         prefix = f"{recipe.variant}-" if recipe.variant else ""
+        if recipe.by_hand is not None:  # a manual plan is shown, never run
+            assert plan.safety is Safety.MANUAL, f"{recipe.code}: by_hand is for manual plans"
+            change, said = recipe.by_hand
+            change(world)
+            records.append(snapshot(world, recipe, target, f"{prefix}after-fix", f"lab fault; {said}"))
+            continue
+        fixkit.apply(world, recipe.target, plan)
         steps = "; ".join(f"`{s.command}`" for s in plan.steps)
         if plan.reboot is RebootKind.NONE:
             records.append(snapshot(world, recipe, target, f"{prefix}after-fix",
