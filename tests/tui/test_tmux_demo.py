@@ -205,7 +205,7 @@ def test_demo_esxi_stage_to_green_from_the_keyboard_then_quit_cleanly(tmp_path):
         assert not [p for p in processes if alive(p)], "processes left after q"
         # tmux knows how the demo ended (exit status, or the signal that ended it) once it has reaped it, a
         # moment after its processes are gone and after the pane shows as dead: under load that can be long
-        ended = ":"
+        ended, deadline = ":", time.monotonic() + 30
         while ended == ":" and time.monotonic() < deadline:
             ended = tmux("display-message", "-p", "-t", "demo", "#{pane_dead_status}:#{pane_dead_signal}").strip()
             time.sleep(0.1)
