@@ -37,6 +37,8 @@ async def test_welcome_log_and_detail_show_no_escape(tmp_path):
         await until(pilot, lambda: app.preflight is not None and idle(app)(), what="the preflight")
         assert isinstance(app.screen, WelcomeScreen)
         table = app.screen.query_one("#targets")
+        # the screen redraws its table from the app's message a moment after the app has the preflight
+        await until(pilot, lambda: plain(table.get_row("esx-2")[3]).strip() != "-", timeout=10, what="the table")
         cells = [plain(table.get_row(key)[3]) for key in ("esx-1", "esx-2")]
         assert "refused" in cells[1] and not any("\x1b" in c or "\x07" in c for c in cells), cells
         await pilot.press("enter")

@@ -51,11 +51,13 @@ async def test_replay_shows_a_read_only_banner_and_refuses_fixes_and_reboots():
 
         # "fix everything": the preview shows the plan and says it will not run; y is refused
         await pilot.press("a")
+        # the screen is pushed before its widgets are mounted: wait for the button read below
         await until(pilot, lambda: isinstance(app.screen, FixPreviewScreen) and bool(app.screen.query("#yes")),
-                    what="the preview and its buttons")  # mounted after the screen, later under load
+                    what="the preview")
         assert READ_ONLY in str(app.screen.query_one("#read-only-note", Static).render())
         assert app.screen.query_one("#yes").disabled
         await pilot.press("y")
+        await until(pilot, lambda: len(refusals(app)) >= 1, timeout=10, what="the refusal")
         await pilot.pause(0.2)
         assert isinstance(app.screen, FixPreviewScreen), "the plan stays readable, nothing started"
         assert len(refusals(app)) == 1 and refusals(app)[0].startswith("fix everything")
@@ -67,9 +69,9 @@ async def test_replay_shows_a_read_only_banner_and_refuses_fixes_and_reboots():
         # a single fix (the stage's fixes, s) likewise
         await pilot.press("s")
         await until(pilot, lambda: isinstance(app.screen, FixPreviewScreen) and bool(app.screen.query("#yes")),
-                    what="the stage preview and its buttons")
+                    what="the stage preview")
         await pilot.press("y")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: len(refusals(app)) >= 2, timeout=10, what="the refusal")
         assert isinstance(app.screen, FixPreviewScreen) and refusals(app)[1] == f"fix the esxi stage: refused — {READ_ONLY}"
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, MainScreen), what="back to the grid")
@@ -79,7 +81,7 @@ async def test_replay_shows_a_read_only_banner_and_refuses_fixes_and_reboots():
         await until(pilot, lambda: isinstance(app.screen, RebootScreen), what="the reboot tracker")
         assert app.screen.pending_hosts() == ["esx-03"]
         await pilot.press("R")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: len(refusals(app)) >= 3, timeout=10, what="the refusal")
         assert isinstance(app.screen, RebootScreen) and refusals(app)[2] == f"reboot: refused — {READ_ONLY}"
 
         # the workers refuse too, whatever path reaches them
