@@ -114,6 +114,7 @@ class Inventory:
             return out
         if any(ch in pattern for ch in "*?["):
             return [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+        return []
 
 
 # --------------------------------------------------------------------------------------------
