@@ -207,6 +207,8 @@ class TestSeedCluster:
         assert len(seed.select([])) == 34
         with pytest.raises(InventoryError, match="no target matches 'esx-99'"):
             seed.select(["esx-99"])
+        # a range reaching past the last target selects those that exist (a name it misses matches nothing)
+        assert [t.name for t in seed.select(["esx-[16-17]"])] == ["esx-16"]
 
     def test_example_file_is_the_seed_cluster(self, seed):
         example = load_inventory(EXAMPLE)
