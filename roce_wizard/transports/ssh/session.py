@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from roce_wizard.transports.ssh.connect import SshTransport
 
 
-
-
 class SshSession:
     """Commands on one target over the transport's shared connection to it.
 
