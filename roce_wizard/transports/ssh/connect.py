@@ -1,29 +1,11 @@
-"""SSH transport for ESXi hosts, Linux hosts and Linux guests (asyncssh).
-
-- Host keys are checked against known_hosts (default ``~/.ssh/known_hosts``); an unknown host and a
-  host whose key changed are refused with different, actionable errors. ``trust_on_first_use`` only
-  accepts hosts known_hosts says nothing about, and records their key (``[host]:port`` form).
-- One connection per target (address, port, user) per transport; concurrent callers share it.
-  A semaphore bounds how many connects run at once.
-- Every command has a timeout; a command that times out, or exits non-zero, is a result, not an
-  exception. Only a lost connection raises (`TransportError`: kind ``dropped`` with the command that
-  was running when it closed, ``unreachable`` when it was gone before the command started).
-- Passwords come from ``password_resolver(target)`` and never appear in messages or logs.
-
-Commands are strings run by the remote shell: build them with `quote` / `validate_token` for every
-value that comes from the inventory.
-"""
+"""`SshTransport`: connections (one per target), host-key verification, authentication and error mapping."""
 
 from __future__ import annotations
 
 import asyncio
 import errno
-import logging
 import os
-import re
-import shlex
 import socket
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,242 +13,16 @@ from typing import Any
 import asyncssh
 
 from roce_wizard.model import Target
-from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
-
-__all__ = [
-    "SshSession",
-    "SshTransport",
-    "TOKEN_PATTERNS",
-    "known_hosts_name",
-    "quote",
-    "validate_token",
-]
-
-log = logging.getLogger(__name__)
-
-DEFAULT_PORT = 22
-DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
-
-quote = shlex.quote
-
-# Strict shapes for inventory values that end up in commands. `validate_token(value, "netdev")`.
-TOKEN_PATTERNS: dict[str, str] = {
-    "netdev": r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,14}",  # Linux IFNAMSIZ-1
-    "vmnic": r"vmnic[0-9]{1,4}",
-    "vmk": r"vmk[0-9]{1,4}",
-    "rdma_dev": r"[A-Za-z0-9_]{1,64}",  # mlx5_1, vmrdma0
-    "pci": r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]",
-    "ipv4": r"(?:(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])",
-    "ipv4_cidr": (
-        r"(?:(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])"
-        r"/(?:3[0-2]|[12]?[0-9])"
-    ),
-    "int": r"[0-9]{1,10}",
-    "name": r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}",  # VM, portgroup, switch names without spaces
-    "path": r"/[A-Za-z0-9_./+-]{0,4095}",
-}
-
-
-def validate_token(value: object, pattern: str | re.Pattern[str]) -> str:
-    """Return `value` if it entirely matches `pattern` (a regex, or a TOKEN_PATTERNS name).
-
-    Raises ValueError otherwise, so that no inventory value reaches a shell unchecked.
-    """
-    if isinstance(pattern, re.Pattern):
-        regex = pattern
-    else:
-        regex = re.compile(TOKEN_PATTERNS.get(pattern, pattern))
-    if not isinstance(value, str) or regex.fullmatch(value) is None or "\n" in value:
-        raise ValueError(f"refusing to use {value!r} in a command: it does not match {regex.pattern!r}")
-    return value
-
-
-def known_hosts_name(host: str, port: int) -> str:
-    """How known_hosts names a host: `host` on port 22, `[host]:port` elsewhere."""
-    return host if port == DEFAULT_PORT else f"[{host}]:{port}"
-
-
-_KNOWN_HOSTS_CACHE: dict[Path, tuple[tuple[int, int, int] | None, asyncssh.SSHKnownHosts]] = {}
-
-
-class _KnownHostsProbe:
-    """A known_hosts callable for asyncssh that reloads the file on each connect and remembers
-    whether the host had any entry (to tell an unknown host from a changed key)."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.addr = ""
-        self.matched = False
-
-    def _load(self) -> asyncssh.SSHKnownHosts:
-        # Parsed once per version of the file: re-parsing every entry on every connect made a run
-        # over N hosts with N known_hosts lines quadratic (seconds at a few hundred hosts).
-        try:
-            st = self.path.stat()
-            stamp: tuple[int, int, int] | None = (st.st_mtime_ns, st.st_size, st.st_ino)
-        except FileNotFoundError:
-            stamp = None
-        cached = _KNOWN_HOSTS_CACHE.get(self.path)
-        if cached is not None and cached[0] == stamp and stamp is not None:
-            return cached[1]
-        try:
-            text = self.path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            text = ""
-        parsed = asyncssh.import_known_hosts(text)
-        if stamp is not None:
-            _KNOWN_HOSTS_CACHE[self.path] = (stamp, parsed)
-        return parsed
-
-    def __call__(self, host: str, addr: str, port: int | None) -> Any:
-        self.addr = addr
-        result = self._load().match(host, addr, port)
-        # trusted keys, CA keys, revoked keys, x509 certs, revoked certs, x509 subjects, revoked subjects
-        self.matched = any(result)
-        return result
-
-    def matching_lines(self, host: str, port: int) -> list[int]:
-        """1-based numbers of the known_hosts lines that name this host (plain or hashed)."""
-        try:
-            lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except FileNotFoundError:
-            return []
-        found = []
-        kh_port = port if port != DEFAULT_PORT else None
-        for number, line in enumerate(lines, 1):
-            stripped = line.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            try:
-                entry = asyncssh.import_known_hosts(stripped)
-            except (ValueError, asyncssh.KeyImportError):
-                continue
-            if any(entry.match(host, self.addr or host, kh_port)):
-                found.append(number)
-        return found
-
-
-class SshSession:
-    """Commands on one target over the transport's shared connection to it.
-
-    A session lives as long as its connection: once the connection drops, `run` raises
-    TransportError (dropped: during that command; unreachable: afterwards); ask the transport for a
-    new session to reconnect.
-    """
-
-    def __init__(self, transport: SshTransport, target: Target, conn: asyncssh.SSHClientConnection):
-        self.transport = transport
-        self.target = target
-        self._conn = conn
-        self._closed = False
-
-    @property
-    def connected(self) -> bool:
-        return not self._closed and not self._conn.is_closed()
-
-    def _lost(self, detail: str, command: str | None = None) -> TransportError:
-        self.transport._discard(self.target, self._conn)
-        host, port = _host_port(self.target)
-        if command is not None:  # what was running is what the operator needs to know
-            return TransportError(
-                ConnectErrorKind.DROPPED,
-                self.target,
-                f"the SSH connection to {self.target.name} ({host}:{port}) closed while `{command}` was running"
-                f"{' (' + detail + ')' if detail else ''}; the host may be rebooting or gone from the network",
-                command=command,
-            )
-        return TransportError(
-            ConnectErrorKind.UNREACHABLE,
-            self.target,
-            f"lost the SSH connection to {self.target.name} ({host}:{port}){': ' + detail if detail else ''}; "
-            "the host may be rebooting or gone from the network — open a new session to reconnect",
-        )
-
-    async def run(self, command: str, timeout: float | None = None) -> CommandResult:
-        if self._closed:
-            raise RuntimeError(f"session to {self.target.name} is closed")
-        if timeout is None:
-            timeout = self.transport._command_timeout(self.target)
-        conn = self._conn
-        if conn.is_closed():
-            raise self._lost("connection already closed")
-        started = time.monotonic()
-        proc: asyncssh.SSHClientProcess[str] | None = None
-        try:
-            async with asyncio.timeout(timeout):
-                proc = await conn.create_process(
-                    command, stdin=asyncssh.DEVNULL, encoding="utf-8", errors="replace"
-                )
-                completed = await proc.wait()
-        except TimeoutError:
-            if conn.is_closed():
-                raise self._lost("", command) from None
-            stdout, stderr = proc.collect_output() if proc is not None else ("", "")
-            if proc is not None:
-                _abandon(proc)
-            duration = time.monotonic() - started
-            log.debug("%s: command timed out after %.1fs: %s", self.target.name, duration, command)
-            return CommandResult(
-                command=command,
-                stdout=_text(stdout),
-                stderr=_text(stderr),
-                exit_status=None,
-                duration_s=duration,
-                timed_out=True,
-            )
-        except asyncssh.ChannelOpenError as exc:
-            if conn.is_closed():
-                raise self._lost(exc.reason, command) from exc
-            host, port = _host_port(self.target)
-            raise TransportError(
-                ConnectErrorKind.PROTOCOL,
-                self.target,
-                f"{self.target.name} ({host}:{port}) refused to open a command channel: {exc.reason}",
-            ) from exc
-        except (asyncssh.Error, OSError) as exc:  # ConnectionLost, DisconnectError, BrokenPipe, reset...
-            raise self._lost(str(exc) or type(exc).__name__, command) from exc
-        duration = time.monotonic() - started
-        if completed.exit_status is None and completed.exit_signal is None and conn.is_closed():
-            # the channel ended because the connection did: no verdict from the command
-            raise self._lost("", command)
-        exit_status = completed.exit_status if completed.exit_status is not None else completed.returncode
-        return CommandResult(
-            command=command,
-            stdout=_text(completed.stdout),
-            stderr=_text(completed.stderr),
-            exit_status=exit_status,
-            duration_s=duration,
-        )
-
-    async def close(self) -> None:
-        """Stop using this session. The connection stays open for other sessions until the
-        transport closes."""
-        self._closed = True
-
-
-def _text(data: Any) -> str:
-    if data is None:
-        return ""
-    if isinstance(data, bytes):
-        return data.decode("utf-8", errors="replace")
-    return str(data)
-
-
-def _abandon(proc: asyncssh.SSHClientProcess[Any]) -> None:
-    """Stop a command that overran its timeout; the connection stays up."""
-    try:
-        proc.terminate()  # a signal request; servers may ignore it
-    except Exception:  # noqa: BLE001 - best effort
-        pass
-    try:
-        proc.close()
-    except Exception:  # noqa: BLE001 - best effort
-        pass
-
-
-def _host_port(target: Target) -> tuple[str, int]:
-    return target.address, target.port or DEFAULT_PORT
-
+from roce_wizard.transports.base import ConnectErrorKind, TransportError
+from roce_wizard.transports.ssh.known_hosts import (
+    DEFAULT_KNOWN_HOSTS,
+    DEFAULT_PORT,
+    _KnownHostsProbe,
+    known_hosts_name,
+    log,
+)
+from roce_wizard.transports.ssh.session import SshSession, _host_port
+from roce_wizard.transports.ssh.tokens import quote
 
 _ConnKey = tuple[str, int, str]
 

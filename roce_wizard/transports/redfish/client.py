@@ -1,0 +1,228 @@
+"""One logged-in BMC (`_Bmc`: HTTP client, login/logout, error mapping) and the small HTTP helpers."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import re
+import socket
+import ssl
+import time
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from roce_wizard.model import Target
+from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
+
+if TYPE_CHECKING:
+    from roce_wizard.transports.redfish.connect import RedfishTransport
+
+
+log = logging.getLogger("roce_wizard.transports.redfish")
+
+DEFAULT_PORT = 443
+SERVICE_ROOT = "/redfish/v1"
+SESSIONS = "/redfish/v1/SessionService/Sessions"
+_PATH = re.compile(r"^/redfish(?:/[A-Za-z0-9_.:@$%()=,+-]*)*/?(?:\?[A-Za-z0-9_.=&$,%-]*)?$")
+
+
+class _Bmc:
+    """One logged-in BMC: its HTTP client, its service root and how requests authenticate."""
+
+    def __init__(self, transport: RedfishTransport, target: Target, client: httpx.AsyncClient):
+        self.transport = transport
+        self.target = target
+        self.client = client
+        self.root: dict[str, Any] = {}
+        self.token: str | None = None
+        self.session_uri: str | None = None
+        self.basic: tuple[str, str] | None = None
+        host, port = target.address, target.port or DEFAULT_PORT
+        self.name = f"{target.name} ({host}:{port})"
+
+    # every request goes through here: transport-level failures become TransportErrors
+    async def request(self, method: str, path: str, *, auth: bool = True, **kw: Any) -> httpx.Response:
+        headers = dict(kw.pop("headers", {}) or {})
+        if auth and self.token:
+            headers["X-Auth-Token"] = self.token
+        try:
+            return await self.client.request(method, path, headers=headers,
+                                             auth=self.basic if auth and self.basic else None, **kw)
+        except httpx.TimeoutException:
+            raise
+        except httpx.TransportError as exc:
+            raise self._map_error(exc) from exc
+
+    async def login(self) -> None:
+        root = await self.request("GET", SERVICE_ROOT, auth=False)
+        body = _json(root)
+        if root.status_code != 200 or not isinstance(body, dict) or not (
+                "RedfishVersion" in body or "@odata.id" in body or "Systems" in body):
+            raise TransportError(
+                ConnectErrorKind.PROTOCOL, self.target,
+                f"{self.name} does not answer Redfish at {SERVICE_ROOT} (HTTP {root.status_code}); "
+                "check the address and port of the BMC in the inventory",
+            )
+        self.root = body
+        username = self.target.credentials.username
+        resolver = self.transport.password_resolver
+        password = resolver(self.target) if resolver is not None else None
+        if password is None:
+            ref = self.target.credentials.password
+            raise TransportError(
+                ConnectErrorKind.AUTH, self.target,
+                f"no password for {self.name}: the inventory gives "
+                + (f"{ref}, which did not resolve" if ref is not None else "none (set password: {env: VAR})"),
+            )
+        sessions = ((body.get("Links") or {}).get("Sessions") or {}).get("@odata.id") or SESSIONS
+        resp = await self.request("POST", sessions, auth=False, json={"UserName": username, "Password": password})
+        if resp.status_code in (200, 201) and resp.headers.get("X-Auth-Token"):
+            self.token = resp.headers["X-Auth-Token"]
+            self.session_uri = resp.headers.get("Location") or (_json(resp) or {}).get("@odata.id")
+            return
+        if resp.status_code in (400, 401, 403):
+            raise self._auth_error(resp)
+        # no session service (404/405/501…): HTTP Basic on every request, checked once here
+        self.basic = (username, password)
+        check = await self.request("GET", "/redfish/v1/Systems")
+        if check.status_code in (401, 403):
+            raise self._auth_error(check)
+
+    def _auth_error(self, resp: httpx.Response) -> TransportError:
+        return TransportError(
+            ConnectErrorKind.AUTH, self.target,
+            f"{self.name} rejected user {self.target.credentials.username!r} (HTTP {resp.status_code}"
+            f"{': ' + m if (m := redfish_message(resp)) else ''}); check the username and the password reference "
+            f"({self.target.credentials.password}) in the inventory",
+        )
+
+    async def logout(self) -> None:
+        try:
+            if self.token and self.session_uri:
+                path = self.session_uri
+                if path.startswith("http"):
+                    path = httpx.URL(path).raw_path.decode()
+                async with asyncio.timeout(5):
+                    await self.request("DELETE", path)
+        except Exception as exc:  # noqa: BLE001 - logging out is best effort
+            log.debug("%s: logout failed: %s", self.name, exc)
+        finally:
+            await self.client.aclose()
+
+    def _map_error(self, exc: Exception) -> TransportError:
+        host, port = self.target.address, self.target.port or DEFAULT_PORT
+        name = self.name
+        chain = _chain(exc)
+        cert = next((e for e in chain if isinstance(e, ssl.SSLCertVerificationError)), None)
+        if cert is not None or "CERTIFICATE_VERIFY_FAILED" in str(exc):
+            reason = getattr(cert, "verify_message", None) or str(cert or exc)
+            ca_file = self.target.options.get("ca_file")
+            if ca_file:
+                advice = (f"it does not verify against options.ca_file {ca_file}: give the CA that signed the BMC's "
+                          "certificate there (or install a certificate for this address on the BMC)")
+            else:
+                advice = ("give the BMC's CA certificate (PEM) as `options: {ca_file: /path/to/bmc-ca.pem}` on this "
+                          "target in the inventory; only if you accept the risk, `options: {insecure: true}` turns "
+                          "verification off")
+            return TransportError(ConnectErrorKind.TLS, self.target,
+                                  f"{name} presented a TLS certificate that cannot be verified ({reason}); {advice}")
+        if any(isinstance(e, socket.gaierror) for e in chain):
+            gai = next(e for e in chain if isinstance(e, socket.gaierror))
+            return TransportError(ConnectErrorKind.DNS, self.target,
+                                  f"cannot resolve {host!r} for {self.target.name}: {gai.strerror or gai}")
+        if isinstance(exc, httpx.ConnectTimeout) or any(isinstance(e, TimeoutError) for e in chain):
+            return TransportError(ConnectErrorKind.TIMEOUT, self.target,
+                                  f"{name} did not accept an HTTPS connection within "
+                                  f"{self.transport._connect_timeout(self.target):g}s; check that the BMC is up "
+                                  "and that no firewall drops the port")
+        if any(isinstance(e, ConnectionRefusedError) or (isinstance(e, OSError) and e.errno == errno.ECONNREFUSED)
+               for e in chain):
+            return TransportError(ConnectErrorKind.REFUSED, self.target,
+                                  f"{name} refused the connection: nothing listens on port {port} (is the BMC's "
+                                  "HTTPS/Redfish service enabled, and is the port right?)")
+        if any(isinstance(e, ssl.SSLError) for e in chain):
+            return TransportError(ConnectErrorKind.TLS, self.target,
+                                  f"TLS handshake with {name} failed: {exc}")
+        if any(isinstance(e, OSError) and e.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH) for e in chain):
+            return TransportError(ConnectErrorKind.UNREACHABLE, self.target,
+                                  f"no route to {name}; check the address and the management network")
+        if isinstance(exc, (httpx.RemoteProtocolError, httpx.ProtocolError)):
+            return TransportError(ConnectErrorKind.PROTOCOL, self.target,
+                                  f"{name} does not speak HTTPS as expected: {exc}")
+        return TransportError(ConnectErrorKind.UNREACHABLE, self.target, f"cannot reach {name}: {exc or type(exc).__name__}")
+
+
+def _dropped(exc: TransportError, target: Target, name: str, command: str) -> TransportError | None:
+    """A connection the BMC closed under a request (reset, reboot of the BMC) is said as such; any
+    other transport error (refused on reconnect, TLS, auth) stays what it is."""
+    cause = exc.__cause__
+    closed = isinstance(cause, (httpx.ReadError, httpx.WriteError)) or (
+        isinstance(cause, httpx.RemoteProtocolError) and "disconnected" in str(cause).lower())
+    if not closed:
+        return None
+    return TransportError(ConnectErrorKind.DROPPED, target,
+                          f"the HTTPS connection to {name} closed while `{command}` was running ({cause}); the BMC "
+                          "may be resetting", command=command)
+
+
+def redfish_message(resp: httpx.Response) -> str:
+    """The human part of a Redfish error body (@Message.ExtendedInfo messages, else error.message)."""
+    body = _json(resp)
+    if not isinstance(body, dict):
+        return ""
+    error = body.get("error") if isinstance(body.get("error"), dict) else body
+    infos = error.get("@Message.ExtendedInfo") or []
+    texts = []
+    for info in infos if isinstance(infos, list) else []:
+        if isinstance(info, dict) and info.get("Message"):
+            msg_id = info.get("MessageId")
+            texts.append(f"{info['Message']}" + (f" ({msg_id})" if msg_id else ""))
+    if texts:
+        return " ".join(texts)
+    return str(error.get("message") or "")
+
+
+def _http_error(path: str, resp: httpx.Response) -> str:
+    message = redfish_message(resp)
+    return f"GET {path}: HTTP {resp.status_code} {resp.reason_phrase}" + (f": {message}" if message else "")
+
+
+def _json(resp: httpx.Response) -> Any:
+    try:
+        return resp.json()
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _path(uri: str) -> str:
+    """An @odata.id (or absolute URL) as a path on this BMC."""
+    if uri.startswith(("http://", "https://")):
+        return httpx.URL(uri).raw_path.decode()
+    return uri
+
+
+def _result(command: str, stdout: str, stderr: str, status: int, started: float) -> CommandResult:
+    return CommandResult(command=command, stdout=stdout, stderr=stderr, exit_status=status,
+                         duration_s=time.monotonic() - started)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [exc]
+    while stack:
+        e = stack.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        out.append(e)
+        stack.extend((e.__cause__, e.__context__))
+        stack.extend(getattr(e, "exceptions", ()) or ())  # ExceptionGroup / asyncio's multi-address errors
+    return out
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()

@@ -1,0 +1,135 @@
+"""`RedfishSession`: the `redfish …` command lines a probe or a fix step runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from roce_wizard.model import Target
+from roce_wizard.transports.base import CommandResult, TransportError
+from roce_wizard.transports.redfish.bios import _ATTR_NAME, _ATTR_VALUE, _Refused, bios_document, bios_set
+from roce_wizard.transports.redfish.client import _PATH, _Bmc, _dropped, _http_error, _json, _path, _result
+
+if TYPE_CHECKING:
+    from roce_wizard.transports.redfish.connect import RedfishTransport
+
+
+class RedfishSession:
+    """Commands on one BMC: `GET <path>` and `redfish bios` (see the module docstring)."""
+
+    def __init__(self, transport: RedfishTransport, target: Target, bmc: _Bmc):
+        self.transport = transport
+        self.target = target
+        self._bmc = bmc
+        self._closed = False
+
+    async def run(self, command: str, timeout: float | None = None) -> CommandResult:
+        if self._closed:
+            raise RuntimeError(f"session to {self.target.name} is closed")
+        if timeout is None:
+            timeout = self.transport._command_timeout(self.target)
+        started = time.monotonic()
+        words = command.split()
+        try:
+            async with asyncio.timeout(timeout):
+                if len(words) == 2 and words[0].upper() == "GET":
+                    if not _PATH.match(words[1]):
+                        return _result(command, "", f"not a Redfish path: {words[1]!r} (expected /redfish/v1/…)",
+                                       2, started)
+                    resp = await self._get(words[1])
+                    if 200 <= resp.status_code < 300:
+                        return _result(command, resp.text, "", 0, started)
+                    return _result(command, "", _http_error(words[1], resp), resp.status_code, started)
+                if words == ["redfish", "bios"]:
+                    return await self._bios(command, started)
+                if words[:2] == ["redfish", "bios-set"]:
+                    return await self._bios_set(command, words[2:], started)
+        except (TimeoutError, httpx.TimeoutException):
+            return CommandResult(command=command, stdout="", stderr=f"no answer from {self._bmc.name} within {timeout:g}s",
+                                 exit_status=None, duration_s=time.monotonic() - started, timed_out=True)
+        except TransportError as exc:
+            dropped = _dropped(exc, self.target, self._bmc.name, command)
+            if dropped is None:
+                raise
+            raise dropped from exc
+        return _result(command, "", f"redfish: unknown command {command!r} (this transport runs `GET /redfish/v1/…`, "
+                                    "`redfish bios` and `redfish bios-set NAME=VALUE …`)", 127, started)
+
+    async def _get(self, path: str) -> httpx.Response:
+        bmc = self._bmc
+        resp = await bmc.request("GET", path)
+        if resp.status_code == 401 and bmc.token:  # the session expired (idle timeout): log in once more
+            bmc.token = None
+            await bmc.login()
+            resp = await bmc.request("GET", path)
+        return resp
+
+    async def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
+        bmc = self._bmc
+        resp = await bmc.request(method, path, json=body)
+        if resp.status_code == 401 and bmc.token:  # the session expired: log in once more
+            bmc.token = None
+            await bmc.login()
+            resp = await bmc.request(method, path, json=body)
+        return resp
+
+    async def _bios_set(self, command: str, args: list[str], started: float) -> CommandResult:
+        """Stage BIOS attributes (see `bios_set`); exit 0 with a one-line outcome, 2 on a malformed
+        line or an attribute / value the BIOS does not have, 1 when the BMC refuses."""
+        wanted: dict[str, str] = {}
+        for arg in args:
+            name, sep, value = arg.partition("=")
+            if not sep or not _ATTR_NAME.match(name) or not _ATTR_VALUE.match(value):
+                return _result(command, "", f"redfish bios-set: {arg!r} is not NAME=VALUE (letters, digits, _ . -)",
+                               2, started)
+            wanted[name] = value
+        if not wanted:
+            return _result(command, "", "redfish bios-set: no NAME=VALUE given", 2, started)
+        try:
+            line = await bios_set(self, wanted)
+        except _Refused as exc:
+            return _result(command, "", str(exc), exc.status, started)
+        return _result(command, line + "\n", "", 0, started)
+
+    async def _bios(self, command: str, started: float) -> CommandResult:
+        async def get(path: str) -> tuple[dict[str, Any] | None, str | None, int]:
+            resp = await self._get(path)
+            if not 200 <= resp.status_code < 300:
+                return None, _http_error(path, resp), resp.status_code
+            body = _json(resp)
+            if not isinstance(body, dict):
+                return None, f"GET {path}: the answer is not a JSON object", 1
+            return body, None, 0
+
+        systems, err, status = await get("/redfish/v1/Systems")
+        if systems is None:
+            return _result(command, "", err or "", status, started)
+        members = [m.get("@odata.id") for m in systems.get("Members") or [] if isinstance(m, dict)]
+        if not members or not members[0]:
+            return _result(command, "", f"{self._bmc.name}: /redfish/v1/Systems lists no system", 1, started)
+        system, err, status = await get(_path(members[0]))
+        if system is None:
+            return _result(command, "", err or "", status, started)
+        bios_uri = (system.get("Bios") or {}).get("@odata.id")
+        if not bios_uri:
+            return _result(command, "", f"{self._bmc.name}: system {members[0]} has no Bios resource", 1, started)
+        bios, err, status = await get(_path(bios_uri))
+        if bios is None:
+            return _result(command, "", err or "", status, started)
+        settings_uri = (((bios.get("@Redfish.Settings") or {}).get("SettingsObject") or {}).get("@odata.id")
+                        or bios_uri.rstrip("/") + "/Settings")
+        settings, err, status = await get(_path(settings_uri))
+        doc = bios_document(self._bmc.root, system, bios, settings)
+        doc["system_uri"] = members[0]
+        doc["bios_uri"] = bios_uri
+        doc["settings_uri"] = settings_uri
+        if settings is None:
+            doc["settings_error"] = err
+        return _result(command, json.dumps(doc, indent=2, sort_keys=True) + "\n", "", 0, started)
+
+    async def close(self) -> None:
+        self._closed = True
