@@ -72,8 +72,8 @@ from roce_wizard.lab.world import Switch, SwitchPort, World
 
 # what tests and the rest of the lab take from lab.switch (the code lives in the modules it was split into)
 from roce_wizard.lab.switch_cli_base import render_running_config  # noqa: E402,F401
-from roce_wizard.lab.switch_common import roce_lossless, switch_priority  # noqa: E402,F401
-from roce_wizard.lab.switch_state import freeze  # noqa: E402,F401
+from roce_wizard.lab.switch_common import resolve_ports, roce_lossless, switch_priority  # noqa: E402,F401
+from roce_wizard.lab.switch_state import CliState, freeze  # noqa: E402,F401
 
 # --------------------------------------------------------------------------------------------
 # the SSH server
