@@ -364,26 +364,3 @@ class LoadedCheck:
     @property
     def code(self) -> str:
         return self.meta.code
-
-
-# --------------------------------------------------------------------------------------------
-# Runs
-
-
-@dataclass
-class Result:
-    """A check's findings on one target, with timing. What `doctor --json` lists (one per finding)."""
-
-    check: Check
-    target: Target
-    findings: list[Finding]
-    duration_s: float = 0.0
-
-
-@dataclass(frozen=True)
-class Event:
-    """One line of events.jsonl."""
-
-    type: str  # run-start, probe, finding, run-end, ...
-    ts: float
-    data: Mapping[str, Any]

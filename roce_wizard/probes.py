@@ -320,12 +320,7 @@ PROBES: dict[str, Probe] = {
 # (vCenter property reads), probes_switch.py (vendor show commands), probes_bios.py (Redfish reads).
 # Each defines PROBES, a tuple of Probe.
 for _family in ("vsphere", "switch", "bios"):
-    try:
-        _module = importlib.import_module(f"roce_wizard.probes_{_family}")
-    except ModuleNotFoundError as _exc:
-        if _exc.name != f"roce_wizard.probes_{_family}":
-            raise
-        continue
+    _module = importlib.import_module(f"roce_wizard.probes_{_family}")
     for _probe in _module.PROBES:
         if _probe.name in PROBES:
             raise RuntimeError(f"probe {_probe.name} defined twice")

@@ -173,14 +173,3 @@ def _short(value: Any) -> str:
     text = json.dumps(value, default=str) if not isinstance(value, str) else value
     return text if len(text) <= 160 else text[:157] + "..."
 
-
-def render_markdown(report: RunReport) -> str:
-    lines = ["# roce-wizard doctor report", "", summary_line(report), ""]
-    for stage in _stage_order(report):
-        lines += [f"## {stage.value}", "", "| | check | target | summary |", "|---|---|---|---|"]
-        for f in report.findings:
-            if report.stage_of.get(f.check, Stage.PREFLIGHT) is stage:
-                summary = f.summary.replace("|", "\\|")
-                lines.append(f"| {SYMBOL[f.status]} | {f.check} | {f.target} | {summary} |")
-        lines.append("")
-    return "\n".join(lines)

@@ -109,12 +109,7 @@ class Lab:
         self.write_inventory()
         await self.sync()
         for module_name in service_modules:
-            try:
-                module = importlib.import_module(module_name)
-            except ModuleNotFoundError as exc:
-                if exc.name != module_name:
-                    raise
-                continue
+            module = importlib.import_module(module_name)
             serve = getattr(module, "serve", None)
             if serve is not None:
                 await serve(self)
