@@ -296,28 +296,17 @@ def _host_versions(facts: dict[str, Any], kind: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------- the ledger
 
 
-_REBOOT_EVENTS = ("reboot-requested", "host-down", "host-back", "reboot-verified", "maintenance-enter",
-                  "maintenance-exit", "vm-power")
-
-
 def reboot_ledger(run_dir: Path, events: list[dict[str, Any]], hosts: set[str]) -> dict[str, Any]:
-    """The reboot ledger (roce_wizard.reboots, when present) for this run's hosts; else the run's own
-    fix steps that wait for a reboot and its reboot events."""
+    """The reboot ledger (roce_wizard.reboots) for this run's hosts."""
+    from roce_wizard.reboots import build_ledger, ledger_from_events  # noqa: PLC0415
+
     try:
-        from roce_wizard.reboots import build_ledger, ledger_from_events  # noqa: PLC0415
-    except ImportError:
-        build_ledger = None
-    if build_ledger is not None:
-        try:
-            # under a state dir: every run's events (the ledger spans runs); a run dir elsewhere: its own
-            ledger = build_ledger(run_dir.parent.parent) if run_dir.parent.name == "runs" else ledger_from_events(events)
-        except Exception as exc:  # noqa: BLE001 - a ledger that cannot be built is reported, the bundle goes on
-            return {"source": "roce_wizard.reboots", "error": f"{type(exc).__name__}: {exc}", "hosts": {}}
-        return {"source": "roce_wizard.reboots",
-                "hosts": {h: entry.to_dict() for h, entry in sorted(ledger.items()) if not hosts or h in hosts}}
-    steps = [e for e in events if e.get("type") in _REBOOT_EVENTS
-             or (e.get("type") == "fix-step" and e.get("reboot") not in (None, "", "none"))]
-    return {"source": "run events (no reboot ledger in this version)", "events": steps}
+        # under a state dir: every run's events (the ledger spans runs); a run dir elsewhere: its own
+        ledger = build_ledger(run_dir.parent.parent) if run_dir.parent.name == "runs" else ledger_from_events(events)
+    except Exception as exc:  # noqa: BLE001 - a ledger that cannot be built is reported, the bundle goes on
+        return {"source": "roce_wizard.reboots", "error": f"{type(exc).__name__}: {exc}", "hosts": {}}
+    return {"source": "roce_wizard.reboots",
+            "hosts": {h: entry.to_dict() for h, entry in sorted(ledger.items()) if not hosts or h in hosts}}
 
 
 # ---------------------------------------------------------------------------------------- reports

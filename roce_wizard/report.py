@@ -172,4 +172,3 @@ def _render_finding(report: RunReport, f: Finding, console: Console, verbose: bo
 def _short(value: Any) -> str:
     text = json.dumps(value, default=str) if not isinstance(value, str) else value
     return text if len(text) <= 160 else text[:157] + "..."
-

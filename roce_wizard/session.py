@@ -74,13 +74,7 @@ def live_transports(kinds: set[TargetKind], *, known_hosts: Path | None, trust_o
     unavailable: set[str] = set()
     for kind in sorted(kinds - SSH_KINDS, key=lambda k: k.value):
         module_name, class_name = OTHER_TRANSPORTS[kind]
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            unavailable.add(kind.value)
-            continue
+        module = importlib.import_module(module_name)
         extra = {"known_hosts": known_hosts, "trust_on_first_use": trust_on_first_use,
                  "session_log_dir": run_dir / "sessions"} if kind is TargetKind.SWITCH else {}
         out[kind] = getattr(module, class_name)(**common, **extra)
