@@ -8,8 +8,6 @@ come back as messages (tui/messages.py) and update one Board (tui/board.py) the 
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,9 +20,10 @@ from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 
+from roce_wizard import reboots
 from roce_wizard.engine import RunReport, run_checks
 from roce_wizard.fixes import Planned, apply_plans, plan_fixes
-from roce_wizard.model import RebootKind, Safety, Status
+from roce_wizard.model import Safety, Status
 from roce_wizard.report import summary_line, to_json_dict
 from roce_wizard.runlog import RunLog
 from roce_wizard.session import Setup, live_transports, load_setup
@@ -61,30 +60,6 @@ class Connection:
                                interactive=False)
 
 
-def reboots_module() -> Any | None:
-    """The lead's reboot ledger and orchestration (roce_wizard/reboots.py), once it exists."""
-    if importlib.util.find_spec("roce_wizard.reboots") is None:
-        return None
-    return importlib.import_module("roce_wizard.reboots")
-
-
-def bundle_module() -> Any | None:
-    if importlib.util.find_spec("roce_wizard.bundle") is None:
-        return None
-    return importlib.import_module("roce_wizard.bundle")
-
-
-@dataclass
-class PendingReboot:
-    """A change applied from this app that waits for a reboot (FixRun.pending_reboots), until the
-    ledger of reboots.py replaces it."""
-
-    check: str
-    reboot: RebootKind
-    reason: str
-    since: float
-
-
 class WizardApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "roce-wizard"
@@ -107,7 +82,6 @@ class WizardApp(App[int]):
         self.busy: str | None = None  # what the engine is doing: "preflight", "checks", "fix", "reboot"
         self.log_lines: list[Text] = []
         self.run_dirs: list[Path] = []
-        self.pending_from_fixes: dict[str, list[PendingReboot]] = {}
         self.preflight: RunReport | None = None
         self.ledger: dict[str, Any] = {}  # host -> reboots.HostLedger, as of the last run
         self.reboot_batch = 1  # hosts rebooted at once (the reboot tracker's +/-; "fix everything" uses it too)
@@ -168,9 +142,6 @@ class WizardApp(App[int]):
 
     def read_ledger(self) -> dict[str, Any] | None:
         """The reboot ledger from every run log (off the UI thread: it reads them all)."""
-        reboots = reboots_module()
-        if reboots is None:
-            return None
         try:
             return reboots.build_ledger()
         except Exception as exc:  # noqa: BLE001 - a ledger bug must not hide the results
@@ -214,11 +185,7 @@ class WizardApp(App[int]):
     async def reboot_hosts(self, hosts: list[str], batch: int) -> None:
         """Reboot through the lead's orchestration (reboots.reboot_hosts: maintenance mode via vCenter,
         VMs powered off and on again, wait for a new boot), then re-verify and record the verdict."""
-        reboots = reboots_module()
         if refuse_work(self, "reboot"):
-            return
-        if reboots is None:
-            self.post_message(msg.WorkFailed("reboot", "reboot orchestration (roce_wizard/reboots.py) is not built yet"))
             return
         runlog = RunLog.create(kind="reboot")
         self.run_dirs.append(runlog.path)
@@ -313,17 +280,17 @@ class WizardApp(App[int]):
                 last = await self._checks("checks", None, runlog)
             elif last is not None:
                 self.post_message(msg.ChecksFinished(last, "fix everything", self.read_ledger()))
-            reboots: dict[str, int] = {}
+            rebooted: dict[str, int] = {}
             for r in rounds:
                 for name, outcome in r.rebooted.items():
                     if outcome.ok:
-                        reboots[name] = reboots.get(name, 0) + 1
+                        rebooted[name] = rebooted.get(name, 0) + 1
             steps = [s for r in rounds if r.fixrun is not None for s in r.fixrun.results]
             failed = [s for s in steps if not s.ok] + [o for r in rounds for o in r.rebooted.values() if not o.ok]
             lines = [f"{len(rounds)} round(s), {sum(1 for s in steps if s.ok)} step(s) applied"
                      + (f", {len(failed)} failed" if failed else "")]
-            if reboots:
-                lines.append("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(reboots.items())))
+            if rebooted:
+                lines.append("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(rebooted.items())))
             powered = [vm for r in rounds for vm in r.powered_on]
             if powered:
                 lines.append("VMs powered on again: " + ", ".join(powered))
@@ -419,11 +386,7 @@ class WizardApp(App[int]):
         run = message.run
         for error in run.errors:
             self.log_line(f"error: {error}", "red")
-        now = time.time()
         for host, items in run.pending_reboots.items():
-            known = {p.check for p in self.pending_from_fixes.get(host, [])}
-            self.pending_from_fixes.setdefault(host, []).extend(
-                PendingReboot(check, kind, reason, now) for check, kind, reason in items if check not in known)
             self.log_line(f"{host}: waits for a reboot ({', '.join(sorted({k.value for _, k, _ in items}))}) — "
                           "see the reboot tracker (b)", "yellow")
         self.tell_screens(lambda: msg.FixFinished(run))
@@ -471,10 +434,8 @@ class WizardApp(App[int]):
 
     @work(thread=True, group="export", name="export")
     def export_bundle(self, run_dir: Path) -> None:
-        bundle = bundle_module()
-        if bundle is None:
-            self.call_from_thread(self.log_line, f"export: no bundle module in this install; the run log is {run_dir}")
-            return
+        from roce_wizard import bundle  # noqa: PLC0415 - read only on export
+
         try:
             built = bundle.build_bundle(run_dir, inventory_path=self.connection.inventory)
             path = built.write(Path.cwd() / built.default_name())

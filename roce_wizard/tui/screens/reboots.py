@@ -2,8 +2,7 @@
 host is (pending → entering maintenance → rebooting → back → verified) with the elapsed time.
 
 The state comes from the reboot ledger (reboots.build_ledger, derived from the run logs, so it
-survives restarting the app) when roce_wizard/reboots.py is there; without it, from the changes
-this session applied (FixRun.pending_reboots), and rebooting is greyed out."""
+survives restarting the app)."""
 
 from __future__ import annotations
 
@@ -19,7 +18,6 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
-from roce_wizard.tui.app import reboots_module
 
 STATE_STYLE = {"ok": "green", "pending": "yellow", "entering-maintenance": "cyan", "rebooting": "bold cyan",
                "back": "cyan", "verified": "bold green", "failed": "bold red"}
@@ -97,16 +95,9 @@ class RebootScreen(Screen):
         self.set_interval(1.0, self.redraw)  # elapsed time ticks
 
     def load(self) -> None:
-        reboots = reboots_module()
-        if reboots is not None:
-            # the ledger as the last run left it (read off the UI thread by the worker that ran it)
-            self.rows = rows_from_ledger(self.app.ledger)
-            self.source = "the reboot ledger (every run log, so it survives a restart)"
-        else:
-            self.rows = [HostRow(host, "pending", [f"{p.check} {p.reboot.value}: {p.reason}" for p in items],
-                                 min(p.since for p in items))
-                         for host, items in sorted(self.app.pending_from_fixes.items())]
-            self.source = "the fixes applied in this session (the reboot ledger is not built yet)"
+        # the ledger as the last run left it (read off the UI thread by the worker that ran it)
+        self.rows = rows_from_ledger(self.app.ledger)
+        self.source = "the reboot ledger (every run log, so it survives a restart)"
         self.redraw()
 
     def redraw(self) -> None:
@@ -127,11 +118,7 @@ class RebootScreen(Screen):
                               "mode first.")
         self.query_one("#reboot-intro", Static).update(intro)
         status = self.query_one("#reboot-status", Static)
-        if reboots_module() is None:
-            status.update(Text("Rebooting from here needs the reboot orchestration (roce_wizard/reboots.py), "
-                               "not built yet: reboot these hosts by hand, then r (re-check) on the main screen.",
-                               style="yellow"))
-        elif not self.rows:
+        if not self.rows:
             status.update(Text("Nothing waits for a reboot.", style="green"))
         else:
             status.update(Text(f"R reboots the {len(self.pending_hosts())} pending host(s), {self.batch} at a time.",
@@ -143,7 +130,7 @@ class RebootScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reboot":
-            return True if reboots_module() is not None and self.pending_hosts() and not self.app.busy else None
+            return True if self.pending_hosts() and not self.app.busy else None
         return True
 
     @property
