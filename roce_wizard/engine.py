@@ -3,7 +3,7 @@
 Every target is worked on concurrently (bounded); one session per target per run; each probe
 runs once per target. Nothing a host does can crash the run: unreachable hosts, failing or
 missing tools, unreadable output and even a crashing check become findings with a status.
-Fixes (plan -> apply -> re-verify) come with the fixes issue and will live here too.
+Fixes (plan -> apply -> re-verify) live in fixes.py, reboots in reboots.py.
 """
 
 from __future__ import annotations

@@ -63,7 +63,8 @@ OTHER_TRANSPORTS = {
 def live_transports(kinds: set[TargetKind], *, known_hosts: Path | None, trust_on_first_use: bool,
                     concurrency: int, connect_timeout: float, timeout: float, run_dir: Path,
                     interactive: bool = True) -> tuple[dict[TargetKind, Any], set[str]]:
-    """One transport per target kind (SSH shared by the SSH kinds) and the kinds this install cannot reach."""
+    """One transport per target kind (SSH shared by the SSH kinds), and an empty set: every kind has a
+    transport now (the set of kinds this install could not reach stays in the signature for its callers)."""
     from roce_wizard.transports.ssh import SshTransport  # noqa: PLC0415
 
     prompter = Prompter(interactive)

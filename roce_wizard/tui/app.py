@@ -183,7 +183,7 @@ class WizardApp(App[int]):
 
     @work(thread=True, group="engine", name="reboot")
     async def reboot_hosts(self, hosts: list[str], batch: int) -> None:
-        """Reboot through the lead's orchestration (reboots.reboot_hosts: maintenance mode via vCenter,
+        """Reboot through the reboot orchestration (reboots.reboot_hosts: maintenance mode via vCenter,
         VMs powered off and on again, wait for a new boot), then re-verify and record the verdict."""
         if refuse_work(self, "reboot"):
             return
