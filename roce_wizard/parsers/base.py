@@ -156,3 +156,26 @@ def to_bool(value: str | None) -> bool | None:
     if s in ("off", "false", "no", "disabled", "disable", "0", "down"):
         return False
     return None
+
+
+def lone_integers(text: str, programs: tuple[str, ...], skip: str | None = None) -> tuple[list[int], list[str]]:
+    """The integer lines of a paste (a `cat` of a sysfs counter, an esxcli value) and the command lines around
+    them (a prompt, `[sudo] <one of programs> …`, a `#` note); ([], commands) as soon as any other text shows.
+    `skip`: lines that are neither (e.g. esxcli's header-less `Value` / dash rows)."""
+    values: list[int] = []
+    commands: list[str] = []
+    command_re = re.compile(rf"^(sudo\s+)?({'|'.join(map(re.escape, programs))})\s")
+    for raw in lines(text):
+        s = raw.strip()
+        if not s:
+            continue
+        if re.fullmatch(r"-?[0-9]+", s):
+            values.append(int(s))
+            continue
+        if is_prompt(raw) or command_re.match(s) or s.startswith("#"):
+            commands.append(s)
+            continue
+        if skip is not None and re.fullmatch(skip, s):
+            continue
+        return [], commands
+    return values, commands

@@ -10,8 +10,7 @@ from typing import Any
 from roce_wizard.parsers.base import (
     Facts,
     ParseError,
-    is_prompt,
-    lines,
+    lone_integers,
     snake,
 )
 from roce_wizard.parsers.esxi.tables import (
@@ -106,22 +105,7 @@ def sniff_esxi_power_policy(text: str) -> int:
 
 
 def _lone_integers(text: str) -> tuple[list[int], list[str]]:
-    values: list[int] = []
-    commands: list[str] = []
-    for raw in lines(text):
-        s = raw.strip()
-        if not s:
-            continue
-        if re.fullmatch(r"-?[0-9]+", s):
-            values.append(int(s))
-            continue
-        if is_prompt(raw) or re.match(r"^(sudo\s+)?(esxcli|cat|vim-cmd)\s", s) or s.startswith("#"):
-            commands.append(s)
-            continue
-        if re.fullmatch(r"Value|-+", s):  # `esxcli --formatter=csv` header-less variants
-            continue
-        return [], commands
-    return values, commands
+    return lone_integers(text, ("esxcli", "cat", "vim-cmd"), skip=r"Value|-+")
 
 
 def parse_esxi_uptime(text: str) -> Facts:

@@ -8,8 +8,7 @@ from typing import Any
 from roce_wizard.parsers.base import (
     Facts,
     ParseError,
-    is_prompt,
-    lines,
+    lone_integers,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -19,21 +18,7 @@ _SRIOV_ATTR_RE = re.compile(r"\b(sriov_numvfs|sriov_totalvfs)\b")
 
 
 def _lone_integers(text: str) -> tuple[list[int], list[str]]:
-    """The integer lines of a paste and the command lines around them; ([], ...) if other text."""
-    values: list[int] = []
-    commands: list[str] = []
-    for raw in lines(text):
-        s = raw.strip()
-        if not s:
-            continue
-        if re.fullmatch(r"-?[0-9]+", s):
-            values.append(int(s))
-            continue
-        if is_prompt(raw) or re.match(r"^(sudo\s+)?(cat|esxcli|echo|less|more|head)\s", s) or s.startswith("#"):
-            commands.append(s)
-            continue
-        return [], commands
-    return values, commands
+    return lone_integers(text, ("cat", "esxcli", "echo", "less", "more", "head"))
 
 
 def parse_sriov_numvfs(text: str) -> Facts:
