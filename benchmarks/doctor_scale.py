@@ -4,7 +4,8 @@ For each size N: `roce-wizard lab up --detach --hosts N` starts the lab as its o
 127.0.0.1), `roce-wizard doctor -i LAB/inventory.yaml --skip RW6 --json` runs against it as a child of this
 script, and `roce-wizard lab down` stops it. Measured per size:
 
-- doctor: wall time, CPU (user + system) and peak RSS, from os.wait4() on the doctor process itself;
+- doctor: wall time, CPU (user + system) and peak RSS, from os.wait4() on the doctor process itself (all three
+  include the interpreter's start and imports); "run s" is the duration doctor reports itself (without them);
 - the lab: CPU used while doctor ran (the lab process and its children, e.g. the vCenter simulator,
   read from /proc/PID/stat before and after), so a slow simulator is never mistaken for a slow tool;
 - doctor's results: how many, how many could not run (status error), how many of those timed out;
@@ -68,7 +69,8 @@ def with_ratios(rows: list[dict[str, Any]]) -> tuple[int | None, list[dict[str, 
 
 COLUMNS = [  # header, key, format
     ("hosts", "hosts", "{:d}"), ("targets", "targets", "{:d}"), ("lab up s", "lab_up_s", "{:.1f}"),
-    ("wall s", "doctor_wall_s", "{:.2f}"), ("CPU s", "doctor_cpu_s", "{:.2f}"),
+    ("wall s", "doctor_wall_s", "{:.2f}"), ("run s", "doctor_duration_s", "{:.2f}"),
+    ("CPU s", "doctor_cpu_s", "{:.2f}"),
     ("CPU/target ms", "cpu_per_target_ms", "{:.0f}"), ("RSS MB", "doctor_peak_rss_mb", "{:.0f}"),
     ("lab CPU s", "lab_cpu_s", "{:.2f}"), ("results", "results", "{:d}"), ("timeouts", "timeouts", "{:d}"),
     ("not run", "could_not_run", "{:d}"), ("exit", "exit_code", "{:d}"), ("t/t(1)", "ratio", "{:.2f}"),
@@ -150,7 +152,8 @@ class Bench:
 
     def __init__(self, work: Path, command_delay: float) -> None:
         self.work, self.command_delay = work, command_delay
-        self.env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))  # measure this checkout
+        self.env = {**os.environ, "PYTHONPATH": path,
                     "ROCE_WIZARD_STATE_DIR": str(work / "state"), "NO_COLOR": "1"}
         self.live: set[Path] = set()
 
@@ -224,7 +227,8 @@ class Bench:
 
     def doctor(self, lab_dir: Path) -> dict[str, Any]:
         env = {**self.env, **read_env_file(lab_dir / "lab.env")}
-        out_path, err_path = lab_dir.parent / f"{lab_dir.name}.doctor.json", lab_dir.parent / f"{lab_dir.name}.doctor.err"
+        out_path = lab_dir.parent / f"{lab_dir.name}.doctor.json"
+        err_path = lab_dir.parent / f"{lab_dir.name}.doctor.err"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             started = time.monotonic()
             proc = subprocess.Popen(self.cli("doctor", "-i", str(lab_dir / "inventory.yaml"), "--skip", "RW6",
@@ -341,8 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(rows))
     if args.json is not None:
         _, with_ratio = with_ratios(rows)
-        args.json.write_text(json.dumps({"started": started, "command_delay_s": args.command_delay, "cpus": os.cpu_count(),
-                                         "sizes": with_ratio}, indent=2) + "\n", encoding="utf-8")
+        raw = {"started": started, "command_delay_s": args.command_delay, "cpus": os.cpu_count(), "sizes": with_ratio}
+        args.json.write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
     return code
 
 
