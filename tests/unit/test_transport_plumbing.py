@@ -12,9 +12,10 @@ from roce_wizard.transports.plumbing import ConnectionCache, SessionBase, Transp
 from roce_wizard.transports.redfish import RedfishTransport
 from roce_wizard.transports.replay import ReplayTransport
 from roce_wizard.transports.ssh import SshTransport
+from roce_wizard.transports.switch import SwitchTransport
 from roce_wizard.transports.vsphere import VSphereTransport
 
-TRANSPORTS = [SshTransport, VSphereTransport, RedfishTransport]
+TRANSPORTS = [SshTransport, VSphereTransport, RedfishTransport, SwitchTransport]
 
 
 def target(**options: object) -> Target:
