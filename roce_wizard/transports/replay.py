@@ -29,6 +29,7 @@ import yaml
 from roce_wizard import untrusted, yamlguard
 from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
+from roce_wizard.transports.plumbing import TransportOptions
 
 
 REPLAY_MAX_BYTES = 512 * 1024 * 1024  # a recording of a large fleet is big, but never endless
@@ -70,42 +71,33 @@ class ReplaySession:
         return None
 
 
-class ReplayTransport:
+class ReplayTransport(TransportOptions):
     """A Transport over recordings; counts connects so tests can assert the concurrency bound."""
 
     def __init__(self, recordings: dict[str, TargetRecording], max_concurrent_connects: int = 16,
                  connect_delay_s: float = 0.0):
+        super().__init__(max_concurrent_connects=max_concurrent_connects)
         self.recordings = recordings
         self.commands_run: list[tuple[str, str]] = []
-        self.connects = 0
-        self.peak_connects = 0
-        self._active = 0
-        self._semaphore = asyncio.Semaphore(max_concurrent_connects)
         self._sessions: dict[str, ReplaySession] = {}
         self._connect_delay_s = connect_delay_s
 
     async def session(self, target: Target) -> ReplaySession:
         if target.name in self._sessions:
             return self._sessions[target.name]
-        async with self._semaphore:
-            self._active += 1
-            self.peak_connects = max(self.peak_connects, self._active)
-            try:
-                if self._connect_delay_s:
-                    await asyncio.sleep(self._connect_delay_s)
-                self.connects += 1
-                recording = self.recordings.get(target.name)
-                if recording is None:
-                    raise TransportError(ConnectErrorKind.UNREACHABLE, target,
-                                         f"replay: no recording for target {target.name}")
-                if recording.connect_error:
-                    kind = ConnectErrorKind(recording.connect_error.get("kind", "unreachable"))
-                    raise TransportError(kind, target, recording.connect_error.get("message", kind.value))
-                session = ReplaySession(target, recording, self)
-                self._sessions[target.name] = session
-                return session
-            finally:
-                self._active -= 1
+        async with self.connect_slot():
+            if self._connect_delay_s:
+                await asyncio.sleep(self._connect_delay_s)
+            recording = self.recordings.get(target.name)
+            if recording is None:
+                raise TransportError(ConnectErrorKind.UNREACHABLE, target,
+                                     f"replay: no recording for target {target.name}")
+            if recording.connect_error:
+                kind = ConnectErrorKind(recording.connect_error.get("kind", "unreachable"))
+                raise TransportError(kind, target, recording.connect_error.get("message", kind.value))
+            session = ReplaySession(target, recording, self)
+            self._sessions[target.name] = session
+            return session
 
     async def close(self) -> None:
         self._sessions.clear()

@@ -15,6 +15,7 @@ import httpx
 
 from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
+from roce_wizard.transports.plumbing import host_port
 
 if TYPE_CHECKING:
     from roce_wizard.transports.redfish.connect import RedfishTransport
@@ -39,7 +40,7 @@ class _Bmc:
         self.token: str | None = None
         self.session_uri: str | None = None
         self.basic: tuple[str, str] | None = None
-        host, port = target.address, target.port or DEFAULT_PORT
+        host, port = host_port(target, DEFAULT_PORT)
         self.name = f"{target.name} ({host}:{port})"
 
     # every request goes through here: transport-level failures become TransportErrors
@@ -67,8 +68,7 @@ class _Bmc:
             )
         self.root = body
         username = self.target.credentials.username
-        resolver = self.transport.password_resolver
-        password = resolver(self.target) if resolver is not None else None
+        password = self.transport._password(self.target)
         if password is None:
             ref = self.target.credentials.password
             raise TransportError(
@@ -112,7 +112,7 @@ class _Bmc:
             await self.client.aclose()
 
     def _map_error(self, exc: Exception) -> TransportError:
-        host, port = self.target.address, self.target.port or DEFAULT_PORT
+        host, port = host_port(self.target, DEFAULT_PORT)
         name = self.name
         chain = _chain(exc)
         cert = next((e for e in chain if isinstance(e, ssl.SSLCertVerificationError)), None)
@@ -222,7 +222,3 @@ def _chain(exc: BaseException) -> list[BaseException]:
         stack.extend(getattr(e, "exceptions", ()) or ())  # ExceptionGroup / asyncio's multi-address errors
     return out
 
-
-def _retrieve(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled():
-        task.exception()

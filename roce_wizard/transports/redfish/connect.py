@@ -6,17 +6,17 @@ import asyncio
 import ssl
 from collections.abc import Callable
 from pathlib import Path
-from typing import Self
 
 import httpx
 
 from roce_wizard.model import Target
 from roce_wizard.transports.base import ConnectErrorKind, TransportError
-from roce_wizard.transports.redfish.client import DEFAULT_PORT, _Bmc, _retrieve
+from roce_wizard.transports.plumbing import ConnectionCache, TransportOptions, conn_key, host_port, option_flag
+from roce_wizard.transports.redfish.client import DEFAULT_PORT, _Bmc
 from roce_wizard.transports.redfish.session import RedfishSession
 
 
-class RedfishTransport:
+class RedfishTransport(TransportOptions):
     """Opens one HTTPS client (and Redfish session) per BMC and hands out sessions on it."""
 
     def __init__(
@@ -26,55 +26,21 @@ class RedfishTransport:
         command_timeout: float = 60,
         max_concurrent_connects: int = 16,
     ):
-        if max_concurrent_connects < 1:
-            raise ValueError("max_concurrent_connects must be at least 1")
-        self.password_resolver = password_resolver
-        self.connect_timeout = connect_timeout
-        self.command_timeout = command_timeout
-        self.max_concurrent_connects = max_concurrent_connects
+        super().__init__(connect_timeout=connect_timeout, command_timeout=command_timeout,
+                         max_concurrent_connects=max_concurrent_connects, password_resolver=password_resolver)
         self.warnings: list[str] = []  # e.g. TLS verification turned off for a target (the CLI prints them)
-        self._semaphore = asyncio.Semaphore(max_concurrent_connects)
-        self._bmcs: dict[tuple[str, int, str], asyncio.Task[_Bmc]] = {}
-        self.connects = 0
+        self._bmcs: ConnectionCache[_Bmc] = ConnectionCache()
 
     async def session(self, target: Target) -> RedfishSession:
-        key = (target.address, target.port or DEFAULT_PORT, target.credentials.username)
-        task = self._bmcs.get(key)
-        if task is None:
-            task = asyncio.ensure_future(self._connect(target))
-            task.add_done_callback(_retrieve)
-            self._bmcs[key] = task
-        try:
-            bmc = await asyncio.shield(task)
-        except BaseException:
-            if self._bmcs.get(key) is task and task.done():  # a later call may try again
-                del self._bmcs[key]
-            raise
+        bmc = await self._bmcs.get(conn_key(target, DEFAULT_PORT), lambda: self._connect(target))
         return RedfishSession(self, target, bmc)
 
     async def close(self) -> None:
         """Log out of every BMC (best effort) and close the clients."""
-        tasks = list(self._bmcs.values())
-        self._bmcs.clear()
-        for task in tasks:
-            if not task.done():
-                task.cancel()
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-        await asyncio.gather(*(b.logout() for b in results if isinstance(b, _Bmc)), return_exceptions=True)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
+        bmcs = await self._bmcs.drain()
+        await asyncio.gather(*(b.logout() for b in bmcs), return_exceptions=True)
 
     # -- connecting ------------------------------------------------------------------------------
-
-    def _connect_timeout(self, target: Target) -> float:
-        return float(target.options.get("connect_timeout", self.connect_timeout))
-
-    def _command_timeout(self, target: Target) -> float:
-        return float(target.options.get("command_timeout", self.command_timeout))
 
     def _warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -83,8 +49,7 @@ class RedfishTransport:
     def _verify(self, target: Target) -> ssl.SSLContext | bool:
         """What httpx verifies the BMC's certificate with: ca_file, else the system trust store;
         False only for an explicit `insecure: true`."""
-        insecure = target.options.get("insecure", False)
-        if insecure is True or (isinstance(insecure, str) and insecure.strip().lower() in ("true", "yes", "1")):
+        if option_flag(target, "insecure"):
             self._warn(f"{target.name}: TLS certificate verification is OFF (inventory options.insecure: true): "
                        "whoever answers at that address gets the BMC password; give the BMC's CA as "
                        "options.ca_file instead")
@@ -103,10 +68,9 @@ class RedfishTransport:
         return ssl.create_default_context()
 
     async def _connect(self, target: Target) -> _Bmc:
-        async with self._semaphore:
-            self.connects += 1
+        async with self.connect_slot():
             verify = self._verify(target)
-            host, port = target.address, target.port or DEFAULT_PORT
+            host, port = host_port(target, DEFAULT_PORT)
             netloc = f"[{host}]" if ":" in host and not host.startswith("[") else host
             client = httpx.AsyncClient(
                 base_url=f"https://{netloc}:{port}", verify=verify, follow_redirects=False,

@@ -11,6 +11,7 @@ import httpx
 
 from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, TransportError
+from roce_wizard.transports.plumbing import SessionBase
 from roce_wizard.transports.redfish.bios import _ATTR_NAME, _ATTR_VALUE, _Refused, bios_document, bios_set
 from roce_wizard.transports.redfish.client import _PATH, _Bmc, _dropped, _http_error, _json, _path, _result
 
@@ -18,20 +19,17 @@ if TYPE_CHECKING:
     from roce_wizard.transports.redfish.connect import RedfishTransport
 
 
-class RedfishSession:
+class RedfishSession(SessionBase):
     """Commands on one BMC: `GET <path>` and `redfish bios` (see the module docstring)."""
 
+    transport: RedfishTransport
+
     def __init__(self, transport: RedfishTransport, target: Target, bmc: _Bmc):
-        self.transport = transport
-        self.target = target
+        super().__init__(transport, target)
         self._bmc = bmc
-        self._closed = False
 
     async def run(self, command: str, timeout: float | None = None) -> CommandResult:
-        if self._closed:
-            raise RuntimeError(f"session to {self.target.name} is closed")
-        if timeout is None:
-            timeout = self.transport._command_timeout(self.target)
+        timeout = self._begin(timeout)
         started = time.monotonic()
         words = command.split()
         try:
@@ -130,6 +128,3 @@ class RedfishSession:
         if settings is None:
             doc["settings_error"] = err
         return _result(command, json.dumps(doc, indent=2, sort_keys=True) + "\n", "", 0, started)
-
-    async def close(self) -> None:
-        self._closed = True

@@ -14,6 +14,7 @@ import asyncssh
 
 from roce_wizard.model import Target
 from roce_wizard.transports.base import ConnectErrorKind, TransportError
+from roce_wizard.transports.plumbing import ConnectionCache, ConnKey, TransportOptions, conn_key, known_hosts_for
 from roce_wizard.transports.ssh.known_hosts import (
     DEFAULT_KNOWN_HOSTS,
     DEFAULT_PORT,
@@ -24,15 +25,12 @@ from roce_wizard.transports.ssh.known_hosts import (
 from roce_wizard.transports.ssh.session import SshSession, _host_port
 from roce_wizard.transports.ssh.tokens import quote
 
-_ConnKey = tuple[str, int, str]
+
+def _conn_key(target: Target) -> ConnKey:
+    return conn_key(target, DEFAULT_PORT)
 
 
-def _conn_key(target: Target) -> _ConnKey:
-    host, port = _host_port(target)
-    return host, port, target.credentials.username
-
-
-class SshTransport:
+class SshTransport(TransportOptions):
     """Opens one SSH connection per target and hands out sessions on it."""
 
     def __init__(
@@ -44,21 +42,13 @@ class SshTransport:
         command_timeout: float = 60,
         password_resolver: Callable[[Target], str | None] | None = None,
     ):
-        if max_concurrent_connects < 1:
-            raise ValueError("max_concurrent_connects must be at least 1")
+        super().__init__(connect_timeout=connect_timeout, command_timeout=command_timeout,
+                         max_concurrent_connects=max_concurrent_connects, password_resolver=password_resolver)
         self.known_hosts = Path(known_hosts if known_hosts is not None else DEFAULT_KNOWN_HOSTS).expanduser()
         # an explicit file (--known-hosts) wins over a target's `options: {known_hosts: …}`
         self._known_hosts_explicit = known_hosts is not None
         self.trust_on_first_use = trust_on_first_use
-        self.max_concurrent_connects = max_concurrent_connects
-        self.connect_timeout = connect_timeout
-        self.command_timeout = command_timeout
-        self.password_resolver = password_resolver
-        self._semaphore = asyncio.Semaphore(max_concurrent_connects)
-        self._conns: dict[_ConnKey, asyncio.Task[asyncssh.SSHClientConnection]] = {}
-        self._active_connects = 0
-        self.peak_connects = 0  # most connects in flight at once (tests check the bound)
-        self.connects = 0  # connects attempted
+        self._conns: ConnectionCache[asyncssh.SSHClientConnection] = ConnectionCache()
 
     # -- public --------------------------------------------------------------------------------
 
@@ -68,13 +58,7 @@ class SshTransport:
 
     async def close(self) -> None:
         """Close every connection (and abandon connects still under way)."""
-        tasks = list(self._conns.values())
-        self._conns.clear()
-        for task in tasks:
-            if not task.done():
-                task.cancel()
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-        conns = [r for r in results if isinstance(r, asyncssh.SSHClientConnection)]
+        conns = await self._conns.drain()
         for conn in conns:
             conn.close()
         for conn in conns:
@@ -83,50 +67,20 @@ class SshTransport:
             except (TimeoutError, asyncssh.Error, OSError):
                 conn.abort()
 
-    async def __aenter__(self) -> SshTransport:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     # -- connection cache ------------------------------------------------------------------------
 
     def known_hosts_for(self, target: Target) -> Path:
         """The known_hosts file for a target: the transport's explicit one, else the inventory's
         `options.known_hosts`, else ~/.ssh/known_hosts."""
-        option = target.options.get("known_hosts")
-        if self._known_hosts_explicit or not option:
-            return self.known_hosts
-        return Path(str(option)).expanduser()
-
-    def _command_timeout(self, target: Target) -> float:
-        return float(target.options.get("command_timeout", self.command_timeout))
-
-    def _connect_timeout(self, target: Target) -> float:
-        return float(target.options.get("connect_timeout", self.connect_timeout))
+        return known_hosts_for(target, self.known_hosts, self._known_hosts_explicit)
 
     async def _connection(self, target: Target) -> asyncssh.SSHClientConnection:
-        key = _conn_key(target)
-        for _ in range(2):  # a cached connection found closed gets one reconnect
-            task = self._conns.get(key)
-            if task is None:
-                task = asyncio.ensure_future(self._connect(target))
-                task.add_done_callback(_retrieve)
-                self._conns[key] = task
-            try:
-                conn = await asyncio.shield(task)
-            except asyncio.CancelledError:
-                if task.cancelled() and self._conns.get(key) is task:
-                    del self._conns[key]
-                raise
-            except BaseException:
-                if self._conns.get(key) is task:  # let a later call try again
-                    del self._conns[key]
-                raise
-            if not conn.is_closed():
-                return conn
-            if self._conns.get(key) is task:
-                del self._conns[key]
+        # a cached connection found closed gets one reconnect
+        conn = await self._conns.get(_conn_key(target), lambda: self._connect(target),
+                                     usable=lambda c: not c.is_closed())
+        if not conn.is_closed():
+            return conn
+        self._conns.discard(_conn_key(target), conn)
         host, port = _host_port(target)
         raise TransportError(
             ConnectErrorKind.UNREACHABLE,
@@ -135,23 +89,13 @@ class SshTransport:
         )
 
     def _discard(self, target: Target, conn: asyncssh.SSHClientConnection) -> None:
-        key = _conn_key(target)
-        task = self._conns.get(key)
-        if task is not None and task.done() and not task.cancelled() and task.exception() is None:
-            if task.result() is conn:
-                del self._conns[key]
+        self._conns.discard(_conn_key(target), conn)
         if not conn.is_closed():
             conn.abort()
 
     async def _connect(self, target: Target) -> asyncssh.SSHClientConnection:
-        async with self._semaphore:
-            self._active_connects += 1
-            self.connects += 1
-            self.peak_connects = max(self.peak_connects, self._active_connects)
-            try:
-                return await self._connect_verified(target)
-            finally:
-                self._active_connects -= 1
+        async with self.connect_slot():
+            return await self._connect_verified(target)
 
     # -- connecting ------------------------------------------------------------------------------
 
@@ -263,7 +207,7 @@ class SshTransport:
         else:
             options["agent_path"] = None
 
-        password = self.password_resolver(target) if self.password_resolver is not None else None
+        password = self._password(target)
         if password is not None:
             options["password"] = password
             methods.append(f"password{f' {creds.password}' if creds.password is not None else ''}")
@@ -380,8 +324,3 @@ def _errno_in(exc: OSError, numbers: set[int]) -> bool:
     text = str(exc)
     return any(f"[Errno {n}]" in text for n in numbers) and exc.errno is None
 
-
-def _retrieve(task: asyncio.Task[Any]) -> None:
-    """Mark a connect task's exception as retrieved (every waiter may have been cancelled)."""
-    if not task.cancelled():
-        task.exception()

@@ -10,13 +10,14 @@ import asyncssh
 
 from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
+from roce_wizard.transports.plumbing import SessionBase, host_port
 from roce_wizard.transports.ssh.known_hosts import DEFAULT_PORT, log
 
 if TYPE_CHECKING:
     from roce_wizard.transports.ssh.connect import SshTransport
 
 
-class SshSession:
+class SshSession(SessionBase):
     """Commands on one target over the transport's shared connection to it.
 
     A session lives as long as its connection: once the connection drops, `run` raises
@@ -24,11 +25,11 @@ class SshSession:
     new session to reconnect.
     """
 
+    transport: SshTransport
+
     def __init__(self, transport: SshTransport, target: Target, conn: asyncssh.SSHClientConnection):
-        self.transport = transport
-        self.target = target
+        super().__init__(transport, target)
         self._conn = conn
-        self._closed = False
 
     @property
     def connected(self) -> bool:
@@ -53,10 +54,7 @@ class SshSession:
         )
 
     async def run(self, command: str, timeout: float | None = None) -> CommandResult:
-        if self._closed:
-            raise RuntimeError(f"session to {self.target.name} is closed")
-        if timeout is None:
-            timeout = self.transport._command_timeout(self.target)
+        timeout = self._begin(timeout)
         conn = self._conn
         if conn.is_closed():
             raise self._lost("connection already closed")
@@ -108,11 +106,6 @@ class SshSession:
             duration_s=duration,
         )
 
-    async def close(self) -> None:
-        """Stop using this session. The connection stays open for other sessions until the
-        transport closes."""
-        self._closed = True
-
 
 def _text(data: Any) -> str:
     if data is None:
@@ -135,4 +128,4 @@ def _abandon(proc: asyncssh.SSHClientProcess[Any]) -> None:
 
 
 def _host_port(target: Target) -> tuple[str, int]:
-    return target.address, target.port or DEFAULT_PORT
+    return host_port(target, DEFAULT_PORT)

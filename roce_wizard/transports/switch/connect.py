@@ -10,6 +10,7 @@ from typing import Any
 
 from roce_wizard.model import Target
 from roce_wizard.transports.base import ConnectErrorKind, TransportError
+from roce_wizard.transports.plumbing import ConnectionCache, TransportOptions, conn_key, known_hosts_for
 from roce_wizard.transports.switch.common import (
     DEFAULT_KNOWN_HOSTS,
     DEFAULT_PORT,
@@ -23,7 +24,7 @@ from roce_wizard.transports.switch.common import (
 from roce_wizard.transports.switch.session import SwitchSession, _Conn
 
 
-class SwitchTransport:
+class SwitchTransport(TransportOptions):
     """Opens one netmiko session per switch and hands out sessions on it."""
 
     def __init__(
@@ -36,63 +37,28 @@ class SwitchTransport:
         trust_on_first_use: bool = False,
         session_log_dir: str | Path | None = None,
     ):
-        if max_concurrent_connects < 1:
-            raise ValueError("max_concurrent_connects must be at least 1")
-        self.password_resolver = password_resolver
-        self.connect_timeout = connect_timeout
-        self.command_timeout = command_timeout
-        self.max_concurrent_connects = max_concurrent_connects
+        super().__init__(connect_timeout=connect_timeout, command_timeout=command_timeout,
+                         max_concurrent_connects=max_concurrent_connects, password_resolver=password_resolver)
         self.known_hosts = Path(known_hosts if known_hosts is not None else DEFAULT_KNOWN_HOSTS).expanduser()
         self._known_hosts_explicit = known_hosts is not None
         self.trust_on_first_use = trust_on_first_use
         self.session_log_dir = Path(session_log_dir) if session_log_dir is not None else None
-        self._semaphore = asyncio.Semaphore(max_concurrent_connects)
-        self._conns: dict[tuple[str, int, str], asyncio.Task[_Conn]] = {}
-        self.connects = 0
+        self._conns: ConnectionCache[_Conn] = ConnectionCache()
 
     # -- public --------------------------------------------------------------------------------
 
     async def session(self, target: Target) -> SwitchSession:
-        key = (*_host_port(target), target.credentials.username)
-        task = self._conns.get(key)
-        if task is None or (task.done() and (task.cancelled() or task.exception() is not None
-                                             or task.result().lost is not None)):
-            task = asyncio.ensure_future(self._connect(target))
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
-            self._conns[key] = task
-        try:
-            conn = await asyncio.shield(task)
-        except BaseException:
-            if self._conns.get(key) is task and task.done():
-                del self._conns[key]  # a later call may try again
-            raise
+        conn = await self._conns.get(conn_key(target, DEFAULT_PORT), lambda: self._connect(target),
+                                     usable=lambda c: c.lost is None)  # a lost session is replaced
         return SwitchSession(self, target, conn)
 
     async def close(self) -> None:
-        tasks = list(self._conns.values())
-        self._conns.clear()
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-        conns = [r for r in results if isinstance(r, _Conn)]
+        conns = await self._conns.drain(cancel_pending=False)  # a connect in a thread cannot be stopped
         await asyncio.gather(*(asyncio.to_thread(c.disconnect) for c in conns))
-
-    async def __aenter__(self) -> SwitchTransport:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
     def known_hosts_for(self, target: Target) -> Path:
         """The transport's explicit known_hosts, else the target's `options.known_hosts`, else ~/.ssh/known_hosts."""
-        option = target.options.get("known_hosts")
-        if self._known_hosts_explicit or not option:
-            return self.known_hosts
-        return Path(str(option)).expanduser()
-
-    def _command_timeout(self, target: Target) -> float:
-        return float(target.options.get("command_timeout", self.command_timeout))
-
-    def _connect_timeout(self, target: Target) -> float:
-        return float(target.options.get("connect_timeout", self.connect_timeout))
+        return known_hosts_for(target, self.known_hosts, self._known_hosts_explicit)
 
     # -- connecting ------------------------------------------------------------------------------
 
@@ -103,13 +69,12 @@ class SwitchTransport:
                                  f"{target.name}: device_type {target.device_type!r} is not one roce-wizard speaks "
                                  f"({', '.join(NETMIKO_DEVICE_TYPES)})")
         # resolved here, in the event loop: a prompt for it must not race other threads
-        password = self.password_resolver(target) if self.password_resolver is not None else None
+        password = self._password(target)
         policy = _HostKeyPolicy(self.known_hosts_for(target), self.trust_on_first_use)
         session_log = None
         if self.session_log_dir is not None:
             session_log = _MaskedLog(self.session_log_dir / f"{target.name}.log", [password or ""])
-        async with self._semaphore:
-            self.connects += 1
+        async with self.connect_slot():
             try:
                 handler = await asyncio.to_thread(self._open, target, device_type, password, policy, session_log)
             except Exception as exc:

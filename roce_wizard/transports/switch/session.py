@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from roce_wizard.model import Target
 from roce_wizard.switchview import CONFIG_MARK
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
+from roce_wizard.transports.plumbing import SessionBase
 from roce_wizard.transports.switch.common import (
     CLI_ERROR,
     _host_port,
@@ -23,26 +24,20 @@ if TYPE_CHECKING:
     from roce_wizard.transports.switch.connect import SwitchTransport
 
 
-class SwitchSession:
+class SwitchSession(SessionBase):
     """Commands on one switch over the transport's netmiko connection to it."""
 
+    transport: SwitchTransport
+
     def __init__(self, transport: SwitchTransport, target: Target, conn: _Conn):
-        self.transport = transport
-        self.target = target
+        super().__init__(transport, target)
         self._conn = conn
-        self._closed = False
 
     async def run(self, command: str, timeout: float | None = None) -> CommandResult:
-        if self._closed:
-            raise RuntimeError(f"session to {self.target.name} is closed")
-        timeout = timeout if timeout is not None else self.transport._command_timeout(self.target)
+        timeout = self._begin(timeout)
         if command.startswith(CONFIG_MARK + " "):
             return await self._conn.configure(command, timeout)
         return await self._conn.run(command, timeout)
-
-    async def close(self) -> None:
-        """Stop using this session; the connection stays open until the transport closes."""
-        self._closed = True
 
 
 class _Conn(_ConfigApply):

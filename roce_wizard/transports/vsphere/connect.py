@@ -11,13 +11,22 @@ import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 from pyVim.connect import Disconnect, SmartConnect
 from pyVmomi import vim, vmodl
 
 from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
+from roce_wizard.transports.plumbing import (
+    ConnectionCache,
+    ConnKey,
+    SessionBase,
+    TransportOptions,
+    conn_key,
+    host_port,
+    option_flag,
+)
 from roce_wizard.transports.vsphere.actions import ACTIONS, ActionFault, Malformed, parse_action
 from roce_wizard.transports.vsphere.reads import QUERIES, render
 
@@ -30,10 +39,7 @@ DEFAULT_PORT = 443
 
 
 def _insecure(target: Target) -> bool:
-    value = target.options.get("insecure", False)
-    if isinstance(value, str):
-        return value.strip().lower() in ("true", "yes", "1")
-    return value is True
+    return option_flag(target, "insecure")
 
 
 def ssl_context_for(target: Target) -> ssl.SSLContext:
@@ -62,20 +68,17 @@ def ssl_context_for(target: Target) -> ssl.SSLContext:
 # ---------------------------------------------------------------------------- sessions
 
 
-class VSphereSession:
+class VSphereSession(SessionBase):
     """Queries on one vCenter over the transport's shared login."""
 
+    transport: VSphereTransport
+
     def __init__(self, transport: VSphereTransport, target: Target, si: Any):
-        self.transport = transport
-        self.target = target
+        super().__init__(transport, target)
         self.service_instance = si  # for fixes: host.configManager…, ReconfigVM_Task, …
-        self._closed = False
 
     async def run(self, command: str, timeout: float | None = None) -> CommandResult:
-        if self._closed:
-            raise RuntimeError(f"session to {self.target.name} is closed")
-        if timeout is None:
-            timeout = self.transport._command_timeout(self.target)
+        timeout = self._begin(timeout)
         query = QUERIES.get(" ".join(command.split()))
         action = None
         if query is None:
@@ -126,24 +129,16 @@ class VSphereSession:
             self.service_instance = self.transport._relogin(self.target)
             return query(self.service_instance)
 
-    async def close(self) -> None:
-        """Stop using this session; the login stays until the transport closes."""
-        self._closed = True
-
 
 def _host_port(target: Target) -> tuple[str, int]:
-    return target.address, target.port or DEFAULT_PORT
+    return host_port(target, DEFAULT_PORT)
 
 
-_Key = tuple[str, int, str]
+def _key(target: Target) -> ConnKey:
+    return conn_key(target, DEFAULT_PORT)
 
 
-def _key(target: Target) -> _Key:
-    host, port = _host_port(target)
-    return host, port, target.credentials.username
-
-
-class VSphereTransport:
+class VSphereTransport(TransportOptions):
     """One login per vCenter (address, port, user) per run; sessions share it."""
 
     def __init__(
@@ -153,64 +148,35 @@ class VSphereTransport:
         command_timeout: float = 60,
         max_concurrent_connects: int = 16,
     ):
-        if max_concurrent_connects < 1:
-            raise ValueError("max_concurrent_connects must be at least 1")
-        self.password_resolver = password_resolver
-        self.connect_timeout = connect_timeout
-        self.command_timeout = command_timeout
-        self.max_concurrent_connects = max_concurrent_connects
+        super().__init__(connect_timeout=connect_timeout, command_timeout=command_timeout,
+                         max_concurrent_connects=max_concurrent_connects, password_resolver=password_resolver)
         self.warnings: list[str] = []  # the CLI prints these after the run (TLS verification off, …)
-        self._semaphore = asyncio.Semaphore(max_concurrent_connects)
-        self._logins: dict[_Key, asyncio.Task[Any]] = {}
-        self._live: dict[_Key, Any] = {}  # key -> ServiceInstance, for close() and re-login
-        self.connects = 0  # logins attempted (tests check the reuse)
+        self._logins: ConnectionCache[Any] = ConnectionCache()
+        self._live: dict[ConnKey, Any] = {}  # key -> ServiceInstance, for close() and re-login
 
     async def session(self, target: Target) -> VSphereSession:
-        key = _key(target)
-        task = self._logins.get(key)
-        if task is None:
-            task = asyncio.ensure_future(self._connect(target))
-            task.add_done_callback(_retrieve_exception)
-            self._logins[key] = task
-        try:
-            si = await asyncio.shield(task)
-        except BaseException:
-            if self._logins.get(key) is task and task.done():
-                del self._logins[key]  # a later call may try again
-            raise
+        si = await self._logins.get(_key(target), lambda: self._connect(target))
         return VSphereSession(self, target, si)
 
     async def close(self) -> None:
-        live, self._live, self._logins = dict(self._live), {}, {}
+        live, self._live = dict(self._live), {}
+        self._logins.clear()
         for si in live.values():
             try:
                 await asyncio.wait_for(asyncio.to_thread(Disconnect, si), 5)
             except Exception as exc:  # noqa: BLE001 - best effort: the session times out on the server anyway
                 log.debug("logout failed: %s", exc)
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
-    def _command_timeout(self, target: Target) -> float:
-        return float(target.options.get("command_timeout", self.command_timeout))
-
-    def _connect_timeout(self, target: Target) -> float:
-        return float(target.options.get("connect_timeout", self.connect_timeout))
-
     async def _connect(self, target: Target) -> Any:
         context = ssl_context_for(target)
-        password = self.password_resolver(target) if self.password_resolver is not None else None
+        password = self._password(target)
         if password is None:
             raise TransportError(
                 ConnectErrorKind.AUTH, target,
                 f"no password for {target.name}: give one in the inventory (password: {{env: NAME}}, "
                 "{keyring: \"service/user\"} or prompt)",
             )
-        async with self._semaphore:
-            self.connects += 1
+        async with self.connect_slot():
             try:
                 async with asyncio.timeout(self._connect_timeout(target)):
                     si = await asyncio.to_thread(self._login, target, context, password)
@@ -240,7 +206,7 @@ class VSphereTransport:
             raise self._map_error(exc, target) from exc
 
     def _relogin(self, target: Target) -> Any:
-        password = self.password_resolver(target) if self.password_resolver is not None else None
+        password = self._password(target)
         si = self._login(target, ssl_context_for(target), password or "")
         self._live[_key(target)] = si
         return si
@@ -303,7 +269,3 @@ def _tls_message(target: Target, exc: ssl.SSLCertVerificationError) -> str:
             f"https://{host}/certs/download.zip), or, on a lab network only, options: {{insecure: true}} "
             "to skip verification (roce-wizard then warns on every run)")
 
-
-def _retrieve_exception(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled():
-        task.exception()
