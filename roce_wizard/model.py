@@ -220,6 +220,8 @@ class Check:
     # read when present, not required; `analyze` runs a check when all `probes` are present and at
     # least one of probes + optional_probes is
     optional_probes: tuple[str, ...] = ()
+    # validate stage: measurements between two nodes (roce_wizard/pair_probes.py), by name or PairProbe
+    pair_probes: tuple[Any, ...] = ()
 
     @property
     def target_kinds(self) -> tuple[TargetKind, ...]:

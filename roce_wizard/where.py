@@ -1,7 +1,7 @@
 """`explain CODE --where`: where a check lives — its file, probes (commands, parsers), fix, tests, lab fault.
 
-Everything is read from the code itself (the catalog, ``PROBES``, ``PARSERS``, the lab's fault registry, the
-test files), so the answer cannot drift from what runs. Paths are relative to the directory that holds the
+Everything is read from the code itself (the catalog, ``PROBES``, the pair probes, ``PARSERS``, the lab's fault
+registry, the test files), so the answer cannot drift from what runs. Paths are relative to the directory that holds the
 ``roce_wizard`` package: the project in a source checkout, ``site-packages`` for an installed wheel (which
 ships no tests: the answer then says so).
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -90,11 +91,67 @@ def probes(check: LoadedCheck) -> list[dict[str, Any]]:
             module = inspect.getmodule(probe.command)
             entry["defined_in"] = rel(module.__file__) if module is not None and module.__file__ else "?"
         elif check.meta.stage is Stage.VALIDATE:
-            entry["note"] = "measured between two nodes by the validate stage (roce_wizard/validate.py)"
+            entry["note"] = "measured between two nodes: see its pair probes (roce_wizard/pairs.py runs them)"
         elif entry["parser"] is not None:
             entry["note"] = "no live probe: `roce-wizard analyze` reads it from a pasted file"
         else:
             entry["note"] = "a fact the engine provides (roce_wizard/engine.py), no command"
+        out.append(entry)
+    return out
+
+
+# the example pair a pair probe's steps are shown for: the real values come from each node's facts
+PAIR_EXAMPLE = {"sender": "192.168.100.11", "receiver": "192.168.100.12", "device": "mlx5_0", "gid index": 3}
+PAIR_STEPS_SHOWN = 8
+
+
+def _example_pair(kind: TargetKind) -> Any:
+    from roce_wizard.model import Facts  # noqa: PLC0415
+    from roce_wizard.pair_probes import Node, Pair, PairNodes  # noqa: PLC0415
+
+    def node(side: str) -> Node:
+        target = replace(_example(kind), name=f"example-{side}")
+        facts = Facts(data={"ip_json": {"interfaces": [{"name": EXAMPLE["netdev"]}]}}, target=target)
+        return Node(target, facts, dev=PAIR_EXAMPLE["device"], netdev=EXAMPLE["netdev"], ip=PAIR_EXAMPLE[side],
+                    gid_index=PAIR_EXAMPLE["gid index"], gid_kind="v2-ipv4", speed_gbps=100.0)
+
+    sender, receiver = node("sender"), node("receiver")
+    return PairNodes(Pair(sender.target, receiver.target, 0), sender, receiver)
+
+
+def _source_line(function: Any) -> str:
+    try:
+        return f"{rel(inspect.getsourcefile(function) or '?')}:{inspect.getsourcelines(function)[1]}"
+    except (OSError, TypeError):
+        return "?"
+
+
+def pair_probes(check: LoadedCheck) -> list[dict[str, Any]]:
+    """The measurements between two nodes the check declares: where each is defined, what reads its
+    outputs, and its steps for an example pair (the first few: an incast has dozens)."""
+    from roce_wizard.model import Policy  # noqa: PLC0415
+    from roce_wizard.pair_probes import declared  # noqa: PLC0415
+
+    out = []
+    for probe in declared(check.meta.pair_probes):
+        module = inspect.getmodule(probe.command)
+        entry: dict[str, Any] = {
+            "name": probe.name, "defined_in": rel(module.__file__) if module is not None and module.__file__ else "?",
+            "reader": _source_line(probe.parser),
+            "parsers": [p for p in (_parser(kind) for kind in probe.parsers) if p is not None],
+            "node_probes": list(probe.node_probes), "steps": [], "more_steps": 0}
+        try:
+            steps = probe.command(_example_pair(check.meta.target_kinds[0]), Policy())
+        except Exception as exc:  # noqa: BLE001 — a command builder's refusal is shown, never raised
+            entry["note"] = f"(not built for the example pair: {exc})"
+            steps = []
+        if steps is None:
+            entry["note"] = f"(not run: {probe.why_not or 'not applicable'})"
+        elif not steps:
+            entry["note"] = "no command: computed from both nodes' facts"
+        else:
+            entry["steps"] = [{"on": s.side, "command": s.command} for s in steps[:PAIR_STEPS_SHOWN]]
+            entry["more_steps"] = max(0, len(steps) - PAIR_STEPS_SHOWN)
         out.append(entry)
     return out
 
@@ -159,7 +216,8 @@ def lab_fault(code: str) -> dict[str, str] | None:
 def where(check: LoadedCheck) -> dict[str, Any]:
     """Everything `explain --where` prints, as plain data (also the --json output)."""
     return {"version": 1, "code": check.code, "slug": check.meta.slug, "title": check.meta.title, "root": str(ROOT),
-            "file": rel(check.path), "probes": probes(check), "example_target": dict(EXAMPLE), "fix": fix(check),
+            "file": rel(check.path), "probes": probes(check), "example_target": dict(EXAMPLE),
+            "pair_probes": pair_probes(check), "example_pair": dict(PAIR_EXAMPLE), "fix": fix(check),
             "tests": tests(check), "lab_fault": lab_fault(check.code)}
 
 
@@ -174,6 +232,21 @@ def render(data: dict[str, Any]) -> list[str]:
         out.append(f"  {probe['name']}{' (optional)' if probe['optional'] else ''} — {parsed_by}")
         for row in probe["commands"]:
             out.append(f"      {row['targets']}: {row['command']}")
+        if probe.get("note"):
+            out.append(f"      {probe['note']}")
+    if data["pair_probes"]:
+        out.append("pair probes: (measured between two nodes by roce_wizard/pairs.py; steps shown for an example pair: "
+                   + ", ".join(f"{k} {v}" for k, v in data["example_pair"].items()) + ")")
+    for probe in data["pair_probes"]:
+        out.append(f"  {probe['name']} — defined in {probe['defined_in']}; outputs read at {probe['reader']}")
+        for parser in probe["parsers"]:
+            out.append(f"      parser {parser['module']}.{parser['function']} ({parser['file']})")
+        if probe["node_probes"]:
+            out.append(f"      needs on each node: {', '.join(probe['node_probes'])}")
+        for step in probe["steps"]:
+            out.append(f"      {step['on']}: {step['command']}")
+        if probe["more_steps"]:
+            out.append(f"      … and {probe['more_steps']} more step{'s' if probe['more_steps'] > 1 else ''}")
         if probe.get("note"):
             out.append(f"      {probe['note']}")
     fx = data["fix"]

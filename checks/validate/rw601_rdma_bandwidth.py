@@ -38,8 +38,8 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checklib.pairs import cannot_measure, failed_run, no_result_yet, run_evidence
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
-from roce_wizard.validate import cannot_measure, failed_run, no_result_yet, run_evidence
 
 CHECK = Check(
     code="RW601",
@@ -49,6 +49,7 @@ CHECK = Check(
     target=(TargetKind.GUEST, TargetKind.LINUX),
     severity=Severity.FAIL,
     probes=("perftest",),
+    pair_probes=("perftest_bw",),
     depends_on=("RW402", "RW403", "RW407"),
     fix_hint="find what caps the path: active_mtu, the card's PCIe link (lspci LnkSta), link speed, VF rate limit",
 )

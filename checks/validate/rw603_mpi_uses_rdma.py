@@ -48,6 +48,7 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=("openmpi_ucx_log",),
     optional_probes=("osu",),
+    pair_probes=("mpi_osu",),
     depends_on=("RW402", "RW403", "RW407"),
     fix_hint="make UCX use the RDMA device: UCX_NET_DEVICES=<dev>:1, UCX_IB_GID_INDEX=<RoCE v2 idx>, UCX_TLS with rc",
 )

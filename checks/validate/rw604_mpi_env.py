@@ -46,8 +46,8 @@ Fix safety
 import re
 
 from roce_wizard.checkkit import bad, good
+from roce_wizard.checklib.pairs import mpi_environment, mpirun_line, perftest_tclass
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
-from roce_wizard.validate import mpi_environment, mpirun_line, perftest_tclass
 
 CHECK = Check(
     code="RW604",
@@ -57,6 +57,7 @@ CHECK = Check(
     target=(TargetKind.GUEST, TargetKind.LINUX),
     severity=Severity.FAIL,
     probes=("ucx_config",),
+    pair_probes=("mpi_env",),
     depends_on=("RW402", "RW407"),
     fix_hint="run jobs with the printed UCX variables; remove contradicting lines from /etc/ucx/ucx.conf",
 )

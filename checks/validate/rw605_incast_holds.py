@@ -36,8 +36,8 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checklib.pairs import cannot_measure
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
-from roce_wizard.validate import cannot_measure
 
 CHECK = Check(
     code="RW605",
@@ -47,6 +47,7 @@ CHECK = Check(
     target=(TargetKind.GUEST, TargetKind.LINUX),
     severity=Severity.FAIL,
     probes=("perftest",),
+    pair_probes=("incast",),
     depends_on=("RW402", "RW403", "RW407", "RW601"),
     fix_hint="make the RoCE priority lossless end to end (PFC, DSCP trust, no global pause, switch headroom)",
 )

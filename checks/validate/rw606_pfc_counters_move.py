@@ -26,8 +26,8 @@ Fix safety
 """
 
 from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checklib.pairs import cannot_measure
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
-from roce_wizard.validate import cannot_measure
 
 CHECK = Check(
     code="RW606",
@@ -37,6 +37,7 @@ CHECK = Check(
     target=(TargetKind.GUEST, TargetKind.LINUX),
     severity=Severity.FAIL,
     probes=("ethtool_stats",),
+    pair_probes=("incast",),
     depends_on=("RW402", "RW403", "RW407", "RW605"),
     fix_hint="no drops under incast: PFC on the RoCE priority with headroom; a bigger RX ring for rx_out_of_buffer",
 )

@@ -99,3 +99,21 @@ def test_without_a_tests_directory_the_tests_line_says_so(tmp_path, monkeypatch)
     (site / "tests" / "test_other.py").write_text("def test_rw208():\n    assert 'RW208'\n")
     monkeypatch.setattr(where_mod, "ROOT", site)
     assert where_mod.tests(check)["available"] is False
+
+
+def test_where_shows_a_validate_checks_pair_probes_with_their_steps_and_parsers():
+    result = _run("explain", "RW601", "--where")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "perftest_bw — defined in roce_wizard/pair_probes.py; outputs read at roce_wizard/pair_probes.py:" in out
+    assert "parser roce_wizard.parsers.perf.perftest.parse_perftest (roce_wizard/parsers/perf/perftest.py)" in out
+    assert "      sender: timeout 60 ib_send_bw -a -F --report_gbits --tclass=106 -d mlx5_0 -x 3 -p 18600 192.168.100.12" in out
+    assert "receiver: nohup timeout 60 ib_send_bw -a -F --report_gbits --tclass=106 -d mlx5_0 -x 3 -p 18600 " in out
+    data = json.loads(_run("explain", "RW606", "--where", "--json").stdout)
+    (incast,) = data["pair_probes"]
+    root = Path(data["root"])
+    assert incast["name"] == "incast" and (root / incast["defined_in"]).is_file()
+    assert incast["more_steps"] > 0 and any("ib_write_bw -D 5 -s 65536 --tclass=106" in s["command"] for s in incast["steps"])
+    assert {p["function"] for p in incast["parsers"]} == {"parse_perftest", "parse_ethtool_stats"}
+    env = json.loads(_run("explain", "RW604", "--where", "--json").stdout)["pair_probes"]
+    assert env[0]["node_probes"] == ["ucx_config"] and env[0]["steps"] == []

@@ -1,7 +1,7 @@
 """Validate-stage checks (RW601–RW606) on recorded outputs.
 
 Analyze cases (`target=None`) read the corpus as a user pastes it. Doctor cases carry what
-roce_wizard/validate.py hands a check for a pair: the engine-made `validate_pair` (both nodes, the
+roce_wizard/pairs.py hands a check for a pair: the engine-made `validate_pair` (both nodes, the
 link speed) and the measurement (`validate_perftest`, `validate_mpi`, `validate_incast`), with
 outputs rendered by the lab's guests (lab/guest/ through the lab shell) and parsed by the real
 parsers.
@@ -14,12 +14,13 @@ import subprocess
 
 import pytest
 
+from roce_wizard.checklib.pairs import mpi_environment
 from roce_wizard.lab import guest as G
 from roce_wizard.lab import scenarios, shell
 from roce_wizard.lab.proto import Ctx
 from roce_wizard.model import Policy, Status
+from roce_wizard.pair_probes import counter_delta, parse_counter_lines
 from roce_wizard.parsers import PARSERS
-from roce_wizard.validate import counter_delta, mpi_environment, parse_counter_lines
 from tests.checkcases import Case, guest, run_case
 from tests.conftest import corpus_text
 
@@ -44,7 +45,7 @@ def _sh(world, name: str, line: str) -> str:
 
 
 def _mpi(fault: str | None = None) -> dict:
-    """A lab MPI run read the way validate.py reads it (counters around it on both nodes)."""
+    """A lab MPI run read the way the `mpi_osu` pair probe reads it (counters around it on both nodes)."""
     world = scenarios.healthy(2)
     if fault:
         (G.FAULTS | G.VALIDATE_FAULTS)[fault].apply(world, "compute-02")

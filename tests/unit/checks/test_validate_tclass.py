@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from roce_wizard.checklib.pairs import mpi_environment, perftest_tclass
 from roce_wizard.model import Policy, Status
-from roce_wizard.validate import mpi_environment, perftest_tclass
 from tests.checkcases import Case, run_case
 
 PASS, FAIL = Status.PASS, Status.FAIL

@@ -1,0 +1,319 @@
+"""The validate stage's I/O: measurements between two nodes (DOMAIN §3 `validate`, RW601-RW606).
+
+The engine gathers and judges every target on its own; a measurement needs two sessions at once. After
+the per-target checks (and their root causes) are settled the engine hands `run_pairs` its runs; it
+pairs the nodes, runs the pair probes the selected checks declare (roce_wizard/pair_probes.py: what to
+run and how to read it, pure) and gives each check a `Facts` of the pair to judge with its `evaluate`.
+It knows no check code.
+
+- Pairs: consecutive guest (or bare-metal) nodes in inventory order, (1,2), (3,4)…, an odd last node
+  paired with the one before it; or `policy.validate_pairs` ("a:b,c:d"). The first node of a pair
+  sends (perftest clients, MPI rank 0), the second receives (perftest servers, the incast target):
+  findings name the receiving node as their target and the pair as their subject.
+- Both ends use the RDMA device and the RoCE v2 IPv4 GID index each node's own facts show (the
+  facts RW402/RW407 judge); the client is given the server's RoCE IP. A value read from a node that
+  fails its pattern (shell characters) stops the pair before anything runs.
+- Every command and its output goes into the run log as a raw record (unique command text per
+  record, so `--replay` of the run answers each one), with a `probe` event like any probe.
+- A validate finding that is not a pass is blocked by (and names) the root cause when something an
+  earlier stage judged on either node, its ESXi host, its VM or its switch is broken.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from roce_wizard.model import Facts, Finding, LoadedCheck, Policy, Stage, Status, Target, TargetKind
+from roce_wizard.pair_probes import IPV4, NODE_PROBES, Node, Outputs, Pair, PairNodes, PairProbe, declared
+from roce_wizard.probes import Probe, UnsafeValue, probe_order, rdma_device, safe
+from roce_wizard.transports.base import Session, Transport, TransportError
+
+if TYPE_CHECKING:
+    from roce_wizard.runlog import RunLog
+
+NODE_KINDS = (TargetKind.GUEST, TargetKind.LINUX)
+
+EventSink = Callable[[str, dict[str, Any]], None]
+# the engine's own probe runner and check evaluation, handed in (this module never imports the engine)
+RunProbe = Callable[[Probe, Target, Session, Facts, "float | None", "RunLog | None", EventSink], Awaitable[None]]
+Evaluate = Callable[[LoadedCheck, Facts, Policy], list[Finding]]
+
+
+class NodeRun(Protocol):
+    """A target as the engine ran it (engine.TargetRun)."""
+
+    target: Target
+    facts: Facts
+    findings: list[Finding]
+
+
+def choose_pairs(targets: list[Target], policy: Policy) -> tuple[list[Pair], str | None]:
+    """The pairs to measure, and why there are none when there are none."""
+    nodes = [t for t in targets if t.kind in NODE_KINDS]
+    by_name = {t.name: t for t in nodes}
+    spec = (getattr(policy, "validate_pairs", "") or "").strip()
+    if spec:
+        pairs = []
+        for i, item in enumerate(p.strip() for p in spec.split(",") if p.strip()):
+            a, _, b = item.partition(":")
+            if a not in by_name or b not in by_name or a == b:
+                return [], f"policy.validate_pairs names {item!r}: both must be guest/linux targets of this run"
+            pairs.append(Pair(by_name[a], by_name[b], i))
+        return pairs, None
+    out: list[Pair] = []
+    for kind in NODE_KINDS:  # a guest pairs with a guest, a bare-metal host with a bare-metal host
+        group = [t for t in nodes if t.kind is kind]
+        for i in range(0, len(group) - 1, 2):
+            out.append(Pair(group[i], group[i + 1], len(out)))
+        if len(group) > 2 and len(group) % 2:
+            out.append(Pair(group[-2], group[-1], len(out)))
+    if not out:
+        return [], f"the validate stage needs two guest or bare-metal nodes; this run has {len(nodes)}"
+    return out, None
+
+
+# ---------------------------------------------------------------------------- what a node is
+
+
+def _netdev_ips(facts: Facts, netdev: str | None) -> list[str]:
+    for iface in (facts.get("ip_json") or {}).get("interfaces", []):
+        if netdev and iface.get("name") == netdev:
+            return [a.split("/")[0] for a in iface.get("ipv4") or []]
+    return []
+
+
+def describe_node(target: Target, facts: Facts) -> Node:
+    """The device, IP and GID index a measurement uses on this node, from its facts (pure)."""
+    node = Node(target, facts, netdev=target.roce.netdev)
+    ips = _netdev_ips(facts, node.netdev)
+    node.ip = ips[0] if ips else (target.roce.ip.split("/")[0] if target.roce.ip else None)
+    devices = {d.get("hca_id") for d in (facts.get("ibv_devinfo") or {}).get("devices", [])}
+    node.dev = rdma_device(target, facts.data)
+    if not facts.has("ibv_devinfo"):
+        node.problems.append("its RDMA devices could not be read (ibv_devinfo)")
+    elif node.dev is None or node.dev not in devices:
+        node.problems.append(f"no RDMA device serves {node.netdev or 'the RoCE netdev'}"
+                             + (f" ({node.dev} is not listed by ibv_devinfo)" if node.dev else ""))
+    for g in (facts.get("show_gids") or {}).get("gids", []):
+        if g.get("ver") == "v2" and g.get("ipv4") and (g.get("ipv4") == node.ip or not node.ip) and (
+                g.get("dev") == node.dev or g.get("netdev") == node.netdev):
+            node.gid_index, node.gid_kind, node.port = g.get("index"), "v2-ipv4", g.get("port") or 1
+            node.dev = node.dev or g.get("dev")
+            break
+    if node.gid_index is None:
+        node.problems.append(f"no RoCE v2 GID carries {node.ip or 'the RoCE IPv4'}")
+    if not node.ip:
+        node.problems.append(f"{node.netdev or 'the RoCE netdev'} has no IPv4")
+    return node
+
+
+def unsafe_value(node: Node) -> str | None:
+    """Why a value a measurement would put into a command is refused (the RDMA device, the netdev and the
+    IPv4 come from the node's own tool output), or None when every one is safe."""
+    for label, value, pattern in (("device name", node.dev, None), ("network device name", node.netdev, None),
+                                  ("IPv4 address", node.ip, IPV4)):
+        if value is None:
+            continue
+        try:
+            safe(value) if pattern is None else safe(value, pattern)
+        except UnsafeValue:
+            return f"unsafe {label} {value!r} on {node.name} (shell characters: not put into a command)"
+    return None
+
+
+def parse_rate(text: str) -> float | None:
+    """`/sys/class/infiniband/<dev>/ports/<p>/rate`: "100 Gb/sec (4X EDR)" -> 100.0."""
+    m = re.search(r"(\d+(?:\.\d+)?)\s*Gb/sec", text)
+    return float(m.group(1)) if m else None
+
+
+# ---------------------------------------------------------------------------- running commands
+
+
+@dataclass
+class Runner:
+    """Runs a command on a node and records it like a probe (raw record + `probe` event)."""
+
+    runlog: RunLog | None
+    emit: EventSink
+    timeout: float | None
+    sessions: dict[str, Session] = field(default_factory=dict)  # node name -> its session
+    records: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (command, output)
+
+    async def run(self, node: Node, key: str, command: str, timeout: float | None = None) -> tuple[int | None, str]:
+        started = time.monotonic()
+        limit = max(timeout or 0, self.timeout or 0) or None
+        result = await self.sessions[node.name].run(command, timeout=limit)
+        record = result.to_dict()
+        record["duration_s"] = round(time.monotonic() - started, 4)
+        full_key = f"validate.{key}"
+        if self.runlog is not None:
+            self.runlog.raw(node.name, full_key, record)
+        self.emit("probe", {"target": node.name, "probe": full_key, "command": command,
+                            "exit_status": result.exit_status, "timed_out": result.timed_out,
+                            "duration_s": record["duration_s"]})
+        text = result.stdout + (result.stderr if result.stderr else "")
+        self.records[f"{node.name}:{key}"] = (command, text)
+        return (None if result.timed_out else result.exit_status), text
+
+    async def measure(self, probe: PairProbe, nodes: PairNodes, policy: Policy) -> dict[str, Any]:
+        """One pair probe: its steps in order, then its parser over their outputs ({} when not applicable)."""
+        steps = probe.command(nodes, policy)
+        if steps is None:
+            return {}
+        outputs: Outputs = {}
+        for step in steps:
+            node = nodes.sender if step.side == "sender" else nodes.receiver
+            outputs[step.key] = await self.run(node, f"p{nodes.pair.index}.{step.key}", step.command, step.timeout)
+        return probe.parser(nodes, policy, outputs)
+
+
+# ---------------------------------------------------------------------------- root causes
+
+
+def _related(target: Target, targets: dict[str, Target]) -> list[str]:
+    """Targets whose broken findings explain a failed measurement on this node: itself, its VM and
+    ESXi host, the switches its (or its host's) RoCE ports are cabled to."""
+    names = [n for n in (target.name, target.vm, target.host) if n]
+    host = targets.get(target.host or "")
+    for t in (target, host):
+        for spec in (t.roce.switch_ports if t else ()):
+            sw = spec.partition(":")[0]
+            if sw and sw not in names:
+                names.append(sw)
+    machine = target.host or target.name  # the server: a guest's ESXi host, or the bare-metal host itself
+    names += [t.name for t in targets.values() if t.kind is TargetKind.BMC and t.host == machine]
+    vcenter = next((t.name for t in targets.values() if t.kind is TargetKind.VCENTER), None)
+    if vcenter:
+        names.append(vcenter)
+    return names
+
+
+def _root_of(f: Finding) -> tuple[str, str]:
+    return f.blocked_by if f.blocked_by else (f.check, f.target)
+
+
+def block_on_root_causes(findings: list[Finding], pairs: dict[str, Pair], runs: Sequence[NodeRun],
+                         checks: dict[str, LoadedCheck]) -> None:
+    """A validate finding that is not a pass is blocked by what broke first: a failing finding of an
+    earlier stage on the pair's nodes (their VM, host, switch; the receiver first), else a validate
+    check it depends on that failed on the same pair (RW605 on RW601).
+
+    Not the engine's resolve_root_causes: that one follows each check's `depends_on` on one target; a
+    measurement crosses the whole path, so ANY broken finding on either node, its VM, host, BMC, cabled
+    switch or the vCenter explains it (a switch's missing PFC collapses the incast)."""
+    targets = {r.target.name: r.target for r in runs}
+    earlier = [f for r in runs for f in r.findings]
+    rank = {Status.FAIL: 0, Status.ERROR: 1, Status.WARN: 2}
+    own = {(f.check, f.subject): f for f in findings}
+    for f in findings:
+        if f.status not in (Status.FAIL, Status.ERROR, Status.WARN) or f.blocked_by is not None:
+            continue  # a pass, or a skip that says n/a
+        pair = pairs.get(f.subject or "")
+        if pair is None:
+            continue
+        root = None
+        for node in (pair.receiver, pair.sender):
+            related = _related(node, targets)
+            broken = sorted((g for g in earlier if g.target in related and g.status in rank),
+                            key=lambda g: (rank[g.status], related.index(g.target)))
+            if broken:
+                root = _root_of(broken[0])
+                break
+        if root is None:
+            for dep in checks[f.check].meta.depends_on if f.check in checks else ():
+                upstream = own.get((dep, f.subject))
+                if upstream is not None and upstream.status in (Status.FAIL, Status.ERROR):
+                    root = _root_of(upstream)
+                    break
+        if root is not None and root != (f.check, f.target):
+            f.details["unjudged"] = f"{f.status.value}: {f.summary}"
+            f.status, f.blocked_by, f.fix = Status.SKIP, root, None
+            f.summary = f"blocked by {root[0]} on {root[1]}"
+
+
+# ---------------------------------------------------------------------------- the stage
+
+
+def _pair_findings(codes: list[str], pair: Pair, status: Status, summary: str, **kw: Any) -> list[Finding]:
+    return [Finding(code, status, summary, target=pair.receiver.name, subject=pair.name, **kw) for code in codes]
+
+
+async def run_pairs(
+    runs: Sequence[NodeRun], checks: dict[str, LoadedCheck], by_kind: Mapping[TargetKind, Transport],
+    policy: Policy, *, runlog: RunLog | None, emit: EventSink, command_timeout: float | None,
+    run_probe: RunProbe, evaluate: Evaluate,
+) -> list[Finding]:
+    """The validate stage over the run's nodes; called by the engine after the per-target checks, with its
+    own probe runner (for the node facts a pair needs) and check evaluation."""
+    selected = {code: c for code, c in checks.items() if c.meta.stage is Stage.VALIDATE}
+    if not selected:
+        return []
+    codes = list(selected)
+    by_name = {r.target.name: r for r in runs}
+    pairs, why_none = choose_pairs([r.target for r in runs], policy)
+    if not pairs:
+        return [Finding(code, Status.SKIP, why_none or "no pairs", target="all targets") for code in selected]
+    probes_of = {code: declared(c.meta.pair_probes) for code, c in selected.items()}
+    to_run = list({p.name: p for code in sorted(probes_of) for p in probes_of[code]}.values())  # once each, by code
+    wanted = set(NODE_PROBES) | {n for p in to_run for n in p.node_probes}
+    runner = Runner(runlog, emit, command_timeout)
+    findings: list[Finding] = []
+    for pair in pairs:
+        nodes: list[Node] = []
+        blocked = None
+        for t in (pair.sender, pair.receiver):
+            run = by_name[t.name]
+            problems: list[str] = []
+            if not (run.facts.data.get("connection") or {}).get("ok"):
+                blocked = ("RW001", t.name)
+                nodes.append(Node(t, run.facts))
+                continue
+            try:
+                runner.sessions[t.name] = session = await by_kind[t.kind].session(t)
+                for probe in probe_order(wanted):
+                    if t.kind in probe.kinds and probe.name not in run.facts.data and probe.name not in run.facts.failures:
+                        await run_probe(probe, t, session, run.facts, command_timeout, runlog, emit)
+            except TransportError as exc:
+                blocked = ("RW001", t.name)
+                problems.append(f"unreachable: {exc.message}")
+            described = describe_node(t, run.facts)
+            described.problems = problems + described.problems
+            nodes.append(described)
+        if blocked is not None:
+            findings += _pair_findings(codes, pair, Status.SKIP, f"blocked by RW001 on {blocked[1]}", blocked_by=blocked)
+            continue
+        measured = PairNodes(pair, *nodes)
+        refused = [why for n in nodes if (why := unsafe_value(n))]
+        if refused:  # a value read from a node that must not reach a shell: nothing is run for the pair
+            findings += _pair_findings(codes, pair, Status.ERROR, f"could not run: {'; '.join(refused)}",
+                                       details={"pair": pair.name})
+            continue
+        try:
+            for n in nodes:
+                if n.dev:
+                    _, rate = await runner.run(n, f"p{pair.index}.rate.{n.name}",
+                                               f"cat /sys/class/infiniband/{safe(n.dev)}/ports/{n.port}/rate")
+                    n.speed_gbps = parse_rate(rate)
+            data = {p.name: await runner.measure(p, measured, policy) for p in to_run}
+        except TransportError as exc:
+            findings += _pair_findings(codes, pair, Status.ERROR, f"{pair.name}: the session went away: {exc.message}")
+            continue
+        except UnsafeValue as exc:  # any other value refused on the way (belt and braces)
+            findings += _pair_findings(codes, pair, Status.ERROR, f"could not run: {exc}", details={"pair": pair.name})
+            continue
+        common = measured.common_facts()
+        for code, check in selected.items():
+            facts = Facts(data={**common, **{k: v for p in probes_of[code] for k, v in data[p.name].items()}},
+                          target=pair.receiver, raw={k: v[1] for k, v in runner.records.items()},
+                          commands={k: v[0] for k, v in runner.records.items()})
+            for f in evaluate(check, facts, policy):
+                f.subject = pair.name  # the target is the receiving node, unless the check named another
+                f.details.setdefault("pair", pair.name)
+                findings.append(f)
+    block_on_root_causes(findings, {p.name: p for p in pairs}, runs, checks)
+    return findings
