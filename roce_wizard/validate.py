@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from roce_wizard.checkkit import bad, skip
+from roce_wizard.checklib.findings import bad, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, LoadedCheck, Policy, Stage, Status, Target, TargetKind
 from roce_wizard.mpienv import parse_env
 from roce_wizard.parsers import PARSERS, ParseError
