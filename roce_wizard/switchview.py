@@ -48,7 +48,7 @@ ALL_PORTS = "all ports"  # the subject of a switch-wide setting (NVUE `nv show q
 UNLISTED_PORTS = "ports the configuration does not mention"
 
 # field -> vendor -> fact kinds that say it, most direct first. `doctor` gathers the ones that are
-# probes (probes_switch.py); `analyze` reads whichever a pasted file is.
+# probes (probes/switch.py); `analyze` reads whichever a pasted file is.
 FIELD_KINDS: dict[str, dict[str, tuple[str, ...]]] = {
     "pfc": {"eos": ("arista_pfc", "eos_running_config"), "onyx": ("onyx_pfc", "onyx_running_config"),
             "os10": ("os10_running_config",), "nvue": ("nvue_qos_roce",), "sonic": ("sonic_pfc",)},
@@ -463,7 +463,7 @@ def vendor_fix(vendor: str, port: str | None, interface_lines: list[str] = (), g
     """The exact commands, from a rollback point to the save, for one port (and/or switch-wide lines).
     A port name the switch printed that does not look like one gives a sentence, no lines (and no plan)."""
     if port and port not in (ALL_PORTS, UNLISTED_PORTS) and not _PORT_NAME.match(port):
-        from roce_wizard.handfix import SWITCH_PORT, refused
+        from roce_wizard.commands.handfix import SWITCH_PORT, refused
 
         return refused(SWITCH_PORT)
     text = FixText(_vendor_fix_text(vendor, port, interface_lines, global_lines))
@@ -538,7 +538,7 @@ def evidence_lines(raw: str | None, item: Item, *patterns: str, limit: int = 6) 
 def port_findings(check: Any, facts: Facts, fld: str, judge: Any) -> list[Any]:
     """Findings for every item of `select(facts, fld)`: `judge(item, selection)` for the ports the
     output shows, an error for a RoCE port it does not show, a skip when there is nothing to judge."""
-    from roce_wizard.checkkit import skip
+    from roce_wizard.checklib.findings import skip
     from roce_wizard.model import Evidence, Finding, Status
 
     sel = select(facts, fld)
@@ -728,7 +728,7 @@ def verify_problems(target: Any, fld: str, ports: list[str], expect: dict[str, A
 
 def failing_of(evaluate: Any, facts: Facts, policy: Policy) -> list[Any]:
     """The check's failing findings ([] when a fact is missing: nothing to plan)."""
-    from roce_wizard.checkkit import failing
+    from roce_wizard.checklib.findings import failing
 
     try:
         return failing(evaluate(facts, policy))

@@ -42,7 +42,7 @@ def _example(kind: TargetKind, device_type: str | None = None) -> Target:
 
 def _commands(probe: Any, kinds: tuple[TargetKind, ...]) -> list[dict[str, str]]:
     """[{targets, command}] for each target kind (each switch vendor), equal commands grouped."""
-    from roce_wizard.probes_switch import _NAMES  # noqa: PLC0415
+    from roce_wizard.probes.switch import _NAMES  # noqa: PLC0415
 
     rows: list[tuple[str, str]] = []
     for kind in kinds:

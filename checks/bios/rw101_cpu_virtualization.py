@@ -42,8 +42,8 @@ Fix safety
     reboot when staged first). The PATCH itself changes nothing until then.
 """
 
-from roce_wizard.bioskit import bios_plan, bmc_skip, judge_redfish, menu_fix, uses_redfish
-from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.checklib.bios import bios_plan, bmc_skip, judge_redfish, menu_fix, uses_redfish
+from roce_wizard.checklib.findings import bad, excerpt, good, skip
 from roce_wizard.model import Check, Facts, Finding, FixPlan, Policy, RebootKind, Severity, Stage, Status, TargetKind
 
 CHECK = Check(

@@ -45,8 +45,8 @@ Fix safety
     bios; it can ride on a host reboot when staged first).
 """
 
-from roce_wizard.bioskit import bios_plan, bmc_skip, judge_redfish, menu_fix, uses_redfish
-from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checklib.bios import bios_plan, bmc_skip, judge_redfish, menu_fix, uses_redfish
+from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, FixPlan, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(

@@ -41,8 +41,8 @@ Fix safety
     reboot that also applies the firmware and driver settings when staged first).
 """
 
-from roce_wizard.bioskit import bios_plan, bmc_skip, judge_redfish, menu_fix, uses_redfish
-from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checklib.bios import bios_plan, bmc_skip, judge_redfish, menu_fix, uses_redfish
+from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.model import Check, Facts, Finding, FixPlan, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(

@@ -47,8 +47,8 @@ Fix safety
     reboot when staged first). The host draws more power under load.
 """
 
-from roce_wizard.bioskit import bios_plan, bmc_skip, judge_redfish, uses_redfish
-from roce_wizard.checkkit import skip
+from roce_wizard.checklib.bios import bios_plan, bmc_skip, judge_redfish, uses_redfish
+from roce_wizard.checklib.findings import skip
 from roce_wizard.model import Check, Facts, Finding, FixPlan, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(

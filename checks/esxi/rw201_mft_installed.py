@@ -41,7 +41,8 @@ Fix safety
     then it lists the host for reboot.
 """
 
-from roce_wizard.checkkit import bad, excerpt, failing, find_vib, good, safe_datastore, skip
+from roce_wizard.checklib.esxi import find_vib, safe_datastore
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip
 from roce_wizard.model import (
     Check,
     Facts,

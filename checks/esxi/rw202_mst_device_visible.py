@@ -29,7 +29,7 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, failing, good
+from roce_wizard.checklib.findings import bad, excerpt, failing, good
 from roce_wizard.model import (
     Check,
     Facts,

@@ -34,8 +34,9 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, failing, good, safe_mlx_device, skip, version_tuple
-from roce_wizard.handfix import PCI, PSID, pasteable
+from roce_wizard.checklib.esxi import safe_mlx_device
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip, version_tuple
+from roce_wizard.commands.handfix import PCI, PSID, pasteable
 from roce_wizard.model import (
     Check,
     Facts,

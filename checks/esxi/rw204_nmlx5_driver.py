@@ -28,7 +28,8 @@ Fix safety
     reboot (batched with MFT/NMST, RW201).
 """
 
-from roce_wizard.checkkit import bad, excerpt, failing, find_vib, good, safe_datastore, skip, version_tuple
+from roce_wizard.checklib.esxi import find_vib, safe_datastore
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip, version_tuple
 from roce_wizard.model import (
     Check,
     Facts,

@@ -26,21 +26,18 @@ Fix safety
     (the reboot is RW214's).
 """
 
-from roce_wizard.checkkit import (
+from roce_wizard.checklib.esxi import (
     MLXCONFIG,
-    bad,
     device_label,
-    excerpt,
-    good,
     mlx_device_name,
     mlx_value,
     mlxconfig_devices,
     mlxconfig_fix_plan,
     mlxconfig_set_step,
     shown_mlx_device,
-    skip,
 )
-from roce_wizard.handfix import MST_DEVICE, pasteable
+from roce_wizard.checklib.findings import bad, excerpt, good, skip
+from roce_wizard.commands.handfix import MST_DEVICE, pasteable
 from roce_wizard.model import (
     Check,
     Facts,

@@ -57,14 +57,10 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import (
+from roce_wizard.checklib.esxi import (
     MLXCONFIG,
-    bad,
     desired_params,
-    excerpt,
-    failing,
     format_options_string,
-    good,
     merged_params_fix,
     mlx_device_name,
     mlx_value,
@@ -76,9 +72,9 @@ from roce_wizard.checkkit import (
     params_set_command,
     parse_int_list,
     shown_mlx_device,
-    skip,
 )
-from roce_wizard.handfix import MST_DEVICE, NMLX5_PARAMS, pasteable
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip
+from roce_wizard.commands.handfix import MST_DEVICE, NMLX5_PARAMS, pasteable
 from roce_wizard.model import (
     Check,
     Evidence,

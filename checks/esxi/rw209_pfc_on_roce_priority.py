@@ -30,16 +30,8 @@ Fix safety
     such as max_vfs kept); the preview shows the full string before and after.
 """
 
-from roce_wizard.checkkit import (
-    bad,
-    excerpt,
-    failing,
-    good,
-    merged_params_fix,
-    module_params,
-    params_details,
-    params_fix_plan,
-)
+from roce_wizard.checklib.esxi import merged_params_fix, module_params, params_details, params_fix_plan
+from roce_wizard.checklib.findings import bad, excerpt, failing, good
 from roce_wizard.model import (
     Check,
     Facts,

@@ -45,8 +45,9 @@ Fix safety
 import dataclasses
 import re
 
-from roce_wizard.checkkit import bad, dcb_by_vmnic, excerpt, failing, good, module_params, safe_vmnic, skip
-from roce_wizard.handfix import VMNIC, pasteable
+from roce_wizard.checklib.esxi import dcb_by_vmnic, module_params, safe_vmnic
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip
+from roce_wizard.commands.handfix import VMNIC, pasteable
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -58,8 +59,8 @@ from roce_wizard.model import (
     RebootKind,
     Safety,
     Severity,
-    Status,
     Stage,
+    Status,
     Step,
     TargetKind,
 )

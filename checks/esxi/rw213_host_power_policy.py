@@ -33,7 +33,7 @@ Fix safety
     The change itself takes effect at once, no reboot, no traffic impact; the host draws more power.
 """
 
-from roce_wizard.checkkit import bad, excerpt, failing, good
+from roce_wizard.checklib.findings import bad, excerpt, failing, good
 from roce_wizard.model import (
     Check,
     Facts,

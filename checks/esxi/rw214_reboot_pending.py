@@ -38,7 +38,7 @@ Fix safety
     reboot ledger, maintenance mode, batches; DOMAIN §5); `fix --reboot` does it.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, skip
+from roce_wizard.checklib.findings import bad, excerpt, good, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(

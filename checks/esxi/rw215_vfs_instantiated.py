@@ -33,7 +33,8 @@ Fix safety
     the engine orchestrates; there is nothing to set here.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, module_params, nmlx5_vmnics, parse_int_list, skip
+from roce_wizard.checklib.esxi import module_params, nmlx5_vmnics, parse_int_list
+from roce_wizard.checklib.findings import bad, excerpt, good, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(

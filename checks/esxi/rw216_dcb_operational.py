@@ -39,7 +39,8 @@ Fix safety
 
 from __future__ import annotations
 
-from roce_wizard.checkkit import bad, dcb_by_vmnic, excerpt, good, module_params, skip
+from roce_wizard.checklib.esxi import dcb_by_vmnic, module_params
+from roce_wizard.checklib.findings import bad, excerpt, good, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
 
 CHECK = Check(

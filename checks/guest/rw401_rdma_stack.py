@@ -39,7 +39,7 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, failing, good
+from roce_wizard.checklib.findings import bad, excerpt, failing, good
 from roce_wizard.model import (
     Check,
     Evidence,

@@ -31,9 +31,9 @@ Fix safety
     whose fixes bring the device; the link layer is RW205/RW412's.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, hca_section, rdma_links, skip
-from roce_wizard.checkkit import safe_netdev, safe_rdmadev, shown
-from roce_wizard.handfix import NETDEV, RDMA_DEVICE, pasteable
+from roce_wizard.checklib.findings import bad, excerpt, good, shown, skip
+from roce_wizard.checklib.linux import hca_section, rdma_links, safe_netdev, safe_rdmadev
+from roce_wizard.commands.handfix import NETDEV, RDMA_DEVICE, pasteable
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 from roce_wizard.probes import rdma_device
 

@@ -24,9 +24,9 @@ Fix safety
     physical link (cable, transceiver, switch port, the VDS uplink), which the tool cannot set.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, hca_section, roce_ports, skip
-from roce_wizard.checkkit import safe_netdev, shown
-from roce_wizard.handfix import NETDEV, pasteable
+from roce_wizard.checklib.findings import bad, excerpt, good, shown, skip
+from roce_wizard.checklib.linux import hca_section, roce_ports, safe_netdev
+from roce_wizard.commands.handfix import NETDEV, pasteable
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 
 CHECK = Check(

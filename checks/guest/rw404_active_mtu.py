@@ -26,7 +26,8 @@ Fix safety
     the netdev MTU (RW405) and, for a VF, the VDS MTU (RW303), whose fixes fix it.
 """
 
-from roce_wizard.checkkit import bad, excerpt, good, hca_section, roce_ports, skip
+from roce_wizard.checklib.findings import bad, excerpt, good, skip
+from roce_wizard.checklib.linux import hca_section, roce_ports
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 
 CHECK = Check(

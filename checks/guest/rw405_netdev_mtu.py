@@ -30,8 +30,9 @@ Fix safety
     with a message (persist it in netplan / ifcfg by hand). A netdev that does not exist is manual.
 """
 
-from roce_wizard.checkkit import bad, excerpt, failing, good, nm_modify_step, roce_netdevs, safe_netdev, skip
-from roce_wizard.handfix import NETDEV, pasteable
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip
+from roce_wizard.checklib.linux import nm_modify_step, roce_netdevs, safe_netdev
+from roce_wizard.commands.handfix import NETDEV, pasteable
 from roce_wizard.model import (
     Check,
     Facts,

@@ -34,8 +34,9 @@ Fix safety
 
 import ipaddress
 
-from roce_wizard.checkkit import bad, failing, good, nm_modify_step, roce_netdevs, safe_netdev, skip
-from roce_wizard.handfix import NETDEV, pasteable
+from roce_wizard.checklib.findings import bad, failing, good, skip
+from roce_wizard.checklib.linux import nm_modify_step, roce_netdevs, safe_netdev
+from roce_wizard.commands.handfix import NETDEV, pasteable
 from roce_wizard.model import (
     Check,
     Facts,

@@ -39,9 +39,9 @@ Fix safety
 import ipaddress
 import re
 
-from roce_wizard.checkkit import bad, excerpt, good, skip
-from roce_wizard.checkkit import safe_netdev, shown
-from roce_wizard.handfix import NETDEV, pasteable
+from roce_wizard.checklib.findings import bad, excerpt, good, shown, skip
+from roce_wizard.checklib.linux import safe_netdev
+from roce_wizard.commands.handfix import NETDEV, pasteable
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
 from roce_wizard.probes import rdma_device
 

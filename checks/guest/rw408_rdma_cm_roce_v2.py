@@ -40,8 +40,9 @@ Fix safety
 """
 
 
-from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_rdmadev, shown, skip
-from roce_wizard.handfix import RDMA_DEVICE, pasteable
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, shown, skip
+from roce_wizard.checklib.linux import boot_unit_steps, safe_rdmadev
+from roce_wizard.commands.handfix import RDMA_DEVICE, pasteable
 from roce_wizard.model import (
     Check,
     Facts,

@@ -38,9 +38,9 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_netdev, skip
-from roce_wizard.checkkit import shown
-from roce_wizard.handfix import NETDEV, pasteable
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, shown, skip
+from roce_wizard.checklib.linux import boot_unit_steps, safe_netdev
+from roce_wizard.commands.handfix import NETDEV, pasteable
 from roce_wizard.model import (
     Check,
     Facts,

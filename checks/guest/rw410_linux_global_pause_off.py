@@ -28,9 +28,9 @@ Fix safety
     >= 1.32); a guest without NetworkManager fails that step with a message (persist by hand).
 """
 
-from roce_wizard.checkkit import bad, excerpt, failing, good, nm_modify_step, safe_netdev, skip
-from roce_wizard.checkkit import shown
-from roce_wizard.handfix import NETDEV, pasteable
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, shown, skip
+from roce_wizard.checklib.linux import nm_modify_step, safe_netdev
+from roce_wizard.commands.handfix import NETDEV, pasteable
 from roce_wizard.model import (
     Check,
     Facts,

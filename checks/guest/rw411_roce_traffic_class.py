@@ -40,8 +40,9 @@ Fix safety
     Without the tc/ knob nothing is planned (the finding says what each application must set).
 """
 
-from roce_wizard.checkkit import bad, boot_unit_steps, excerpt, failing, good, safe_rdmadev, skip
-from roce_wizard.handfix import RDMA_DEVICE, refused
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip
+from roce_wizard.checklib.linux import boot_unit_steps, safe_rdmadev
+from roce_wizard.commands.handfix import RDMA_DEVICE, refused
 from roce_wizard.model import (
     Check,
     Facts,

@@ -40,10 +40,9 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import bad, excerpt, failing, good, skip
-from roce_wizard.checkkit import safe_mlx_device
-from roce_wizard.handfix import MST_DEVICE, refused
-from roce_wizard.probes import UnsafeValue
+from roce_wizard.checklib.esxi import safe_mlx_device
+from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip
+from roce_wizard.commands.handfix import MST_DEVICE, refused
 from roce_wizard.model import (
     Check,
     Facts,
@@ -58,7 +57,7 @@ from roce_wizard.model import (
     Step,
     TargetKind,
 )
-from roce_wizard.probes import safe
+from roce_wizard.probes import UnsafeValue, safe
 
 CHECK = Check(
     code="RW412",

@@ -10,7 +10,7 @@ What it checks
     mlxconfig); warn when only helpers are missing (mlxfwmanager/flint: RW203 cannot judge). Missing
     ofed_info, show_gids or cma_roce_mode (all MLNX_OFED's) is no finding: inbox rdma-core is accepted
     (RW401 says which stack is there) and RW407/RW408 then read the same facts from the kernel's files
-    (sysfs gid_attrs, rdma_cm's configfs default_roce_mode; probes.py, parsers/sysfs_rdma.py).
+    (sysfs gid_attrs, rdma_cm's configfs default_roce_mode; probes.py, parsers/rdma/sysfs.py).
 
 Why it matters
     A missing tool is a finding, never a crash: the checks that need it report "could not run"
@@ -42,7 +42,7 @@ Fix safety
     restart or reboot (RW201 / RW401 plan those).
 """
 
-from roce_wizard.checkkit import bad, excerpt, good
+from roce_wizard.checklib.findings import bad, excerpt, good
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
 
 CHECK = Check(

@@ -32,7 +32,7 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import excerpt, good
+from roce_wizard.checklib.findings import excerpt, good
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
 
 CHECK = Check(

@@ -51,7 +51,7 @@ Fix safety
     brief pause. Make the change in a maintenance window or one port at a time.
 """
 
-from roce_wizard.checkkit import bad, good
+from roce_wizard.checklib.findings import bad, good
 from roce_wizard.model import (
     Check,
     Facts,

@@ -47,7 +47,7 @@ Fix safety
     pauses briefly. On Onyx the list is switch-wide: every port changes at once.
 """
 
-from roce_wizard.checkkit import bad, good
+from roce_wizard.checklib.findings import bad, good
 from roce_wizard.model import (
     Check,
     Evidence,

@@ -41,7 +41,7 @@ Fix safety
     disruptive: traffic on the port is re-classified at once (its queues change).
 """
 
-from roce_wizard.checkkit import bad, good
+from roce_wizard.checklib.findings import bad, good
 from roce_wizard.model import (
     Check,
     Facts,

@@ -45,7 +45,7 @@ Fix safety
 
 from typing import Any
 
-from roce_wizard.checkkit import bad, good
+from roce_wizard.checklib.findings import bad, good
 from roce_wizard.model import (
     Check,
     Facts,

@@ -34,7 +34,7 @@ Fix safety
     safe: the port stops honouring and sending 802.3x pause frames; PFC keeps the RoCE class lossless.
 """
 
-from roce_wizard.checkkit import bad, good
+from roce_wizard.checklib.findings import bad, good
 from roce_wizard.model import (
     Check,
     Facts,

@@ -55,7 +55,7 @@ Fix safety
     safe: marking starts at once; no traffic is dropped by the change.
 """
 
-from roce_wizard.checkkit import bad, good
+from roce_wizard.checklib.findings import bad, good
 from roce_wizard.model import (
     Check,
     Facts,

@@ -54,7 +54,7 @@ Fix safety
 from types import SimpleNamespace
 from typing import Any
 
-from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.model import (
     Check,
     Evidence,

@@ -31,7 +31,7 @@ Fix safety
     manual: a measurement; the fix is a host/VM tuning decision.
 """
 
-from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.checklib.pairs import cannot_measure, failed_run, no_result_yet, run_evidence
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 

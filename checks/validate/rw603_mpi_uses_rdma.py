@@ -36,7 +36,7 @@ Fix safety
     manual: the cause is the device (RW402), the GID (RW407) or the job environment (RW604).
 """
 
-from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Stage, TargetKind
 
 CHECK = Check(

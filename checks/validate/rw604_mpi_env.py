@@ -45,7 +45,7 @@ Fix safety
 
 import re
 
-from roce_wizard.checkkit import bad, good
+from roce_wizard.checklib.findings import bad, good
 from roce_wizard.checklib.pairs import mpi_environment, mpirun_line, perftest_tclass
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
 

@@ -35,7 +35,7 @@ Fix safety
     manual: a measurement; the fixes belong to the host, ESXi and switch checks.
 """
 
-from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.checklib.pairs import cannot_measure
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 

@@ -25,7 +25,7 @@ Fix safety
     manual: the counters show the cause; the fixes belong to the host and switch checks.
 """
 
-from roce_wizard.checkkit import bad, good, skip
+from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.checklib.pairs import cannot_measure
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 

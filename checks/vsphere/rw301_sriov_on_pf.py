@@ -44,7 +44,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from roce_wizard.handfix import shown_name
+from roce_wizard.checklib.vsphere import (
+    action,
+    bad_on,
+    failing_findings,
+    full_pci,
+    good_on,
+    host_fragment,
+    judged_hosts,
+    roce_pfs,
+    vsphere_plan,
+)
+from roce_wizard.commands.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -59,17 +70,6 @@ from roce_wizard.model import (
     Status,
     Step,
     TargetKind,
-)
-from roce_wizard.vspherekit import (
-    action,
-    bad_on,
-    failing_findings,
-    full_pci,
-    good_on,
-    host_fragment,
-    judged_hosts,
-    roce_pfs,
-    vsphere_plan,
 )
 
 CHECK = Check(

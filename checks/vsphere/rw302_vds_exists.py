@@ -42,7 +42,19 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from roce_wizard.handfix import shown_name
+from roce_wizard.checklib.vsphere import (
+    DEFAULT_DVS,
+    DEFAULT_PORTGROUP,
+    action,
+    bad_on,
+    chosen_dvs,
+    failing_findings,
+    good_on,
+    vm_portgroups,
+    vsphere_plan,
+    wanted_names,
+)
+from roce_wizard.commands.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -58,18 +70,6 @@ from roce_wizard.model import (
     TargetKind,
 )
 from roce_wizard.parsers.vsphere import fragment
-from roce_wizard.vspherekit import (
-    DEFAULT_DVS,
-    DEFAULT_PORTGROUP,
-    action,
-    bad_on,
-    chosen_dvs,
-    failing_findings,
-    good_on,
-    vm_portgroups,
-    vsphere_plan,
-    wanted_names,
-)
 
 CHECK = Check(
     code="RW302",

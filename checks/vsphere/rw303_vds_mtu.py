@@ -27,8 +27,9 @@ Fix safety
 
 from __future__ import annotations
 
-from roce_wizard.checkkit import bad, good, skip
-from roce_wizard.handfix import shown_name
+from roce_wizard.checklib.findings import bad, good, skip
+from roce_wizard.checklib.vsphere import action, chosen_dvs, failing_findings, vsphere_plan, wanted_names
+from roce_wizard.commands.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -44,7 +45,6 @@ from roce_wizard.model import (
     TargetKind,
 )
 from roce_wizard.parsers.vsphere import fragment
-from roce_wizard.vspherekit import action, chosen_dvs, failing_findings, vsphere_plan, wanted_names
 
 CHECK = Check(
     code="RW303",

@@ -46,22 +46,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from roce_wizard.handfix import shown_name
-from roce_wizard.model import (
-    Check,
-    Evidence,
-    Facts,
-    Finding,
-    FixPlan,
-    Policy,
-    RebootKind,
-    Safety,
-    Severity,
-    Stage,
-    Step,
-    TargetKind,
-)
-from roce_wizard.vspherekit import (
+from roce_wizard.checklib.vsphere import (
     DEFAULT_DVS,
     DEFAULT_PORTGROUP,
     action,
@@ -76,6 +61,21 @@ from roce_wizard.vspherekit import (
     vm_portgroups,
     vsphere_plan,
     wanted_names,
+)
+from roce_wizard.commands.handfix import shown_name
+from roce_wizard.model import (
+    Check,
+    Evidence,
+    Facts,
+    Finding,
+    FixPlan,
+    Policy,
+    RebootKind,
+    Safety,
+    Severity,
+    Stage,
+    Step,
+    TargetKind,
 )
 
 CHECK = Check(

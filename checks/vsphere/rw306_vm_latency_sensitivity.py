@@ -33,7 +33,17 @@ Fix safety
 
 from __future__ import annotations
 
-from roce_wizard.handfix import shown_name
+from roce_wizard.checklib.vsphere import (
+    action,
+    bad_on,
+    failing_findings,
+    good_on,
+    judged_vms,
+    skip_on,
+    vm_fragment,
+    vsphere_plan,
+)
+from roce_wizard.commands.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -47,16 +57,6 @@ from roce_wizard.model import (
     Stage,
     Step,
     TargetKind,
-)
-from roce_wizard.vspherekit import (
-    action,
-    bad_on,
-    failing_findings,
-    good_on,
-    judged_vms,
-    skip_on,
-    vm_fragment,
-    vsphere_plan,
 )
 
 CHECK = Check(

@@ -40,7 +40,17 @@ Fix safety
 
 from __future__ import annotations
 
-from roce_wizard.handfix import shown_name
+from roce_wizard.checklib.vsphere import (
+    POLICY_NAMES,
+    action,
+    bad_on,
+    failing_findings,
+    good_on,
+    host_fragment,
+    judged_hosts,
+    vsphere_plan,
+)
+from roce_wizard.commands.handfix import shown_name
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -55,16 +65,6 @@ from roce_wizard.model import (
     Status,
     Step,
     TargetKind,
-)
-from roce_wizard.vspherekit import (
-    POLICY_NAMES,
-    action,
-    bad_on,
-    failing_findings,
-    good_on,
-    host_fragment,
-    judged_hosts,
-    vsphere_plan,
 )
 
 CHECK = Check(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from roce_wizard.checkkit import bad, skip
+from roce_wizard.checklib.findings import bad, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy
 
 

@@ -97,7 +97,7 @@ def _spec(kinds: frozenset[TargetKind], rule: tuple[str, Callable[[Node], Any]])
 
 
 # who reads each: transports/ssh.py and switch.py (known_hosts, timeouts), vsphere.py and redfish.py
-# (ca_file, insecure, timeouts), vspherekit.py (dvs, portgroup), checks/guest/rw401 (ofed_bundle)
+# (ca_file, insecure, timeouts), checklib/vsphere.py (dvs, portgroup), checks/guest/rw401 (ofed_bundle)
 OPTIONS: dict[str, OptionSpec] = {
     "known_hosts": _spec(_SSH, _path("an OpenSSH known_hosts file")),
     "connect_timeout": _spec(_ALL, _seconds(3600)),

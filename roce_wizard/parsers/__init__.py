@@ -8,7 +8,7 @@ from roce_wizard.parsers.base import Facts, ParseError, Parser
 
 __all__ = ["Facts", "ParseError", "Parser", "PARSERS", "FAMILIES", "parse"]
 
-FAMILIES = ("firmware", "esxi", "rdma", "configfs", "linux", "perf", "switch", "vsphere", "redfish")
+FAMILIES = ("firmware", "esxi", "rdma", "linux", "perf", "switch", "vsphere", "redfish")
 
 
 def _collect() -> dict[str, Parser]:

@@ -1,4 +1,4 @@
-"""rdma_cm configfs reads (roce_wizard/parsers/configfs.py).
+"""rdma_cm configfs reads (roce_wizard/parsers/rdma/configfs.py).
 
 Format: Linux Documentation/ABI/testing/configfs-rdma_cm (default_roce_tos, 0-255) printed by
 drivers/infiniband/core/cma_configfs.c as "%u\\n"; without `mkdir /sys/kernel/config/rdma_cm/<dev>`

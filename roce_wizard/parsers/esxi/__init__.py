@@ -11,6 +11,7 @@ read by header name, never by position (their order differs from the human table
 from __future__ import annotations
 
 from roce_wizard.parsers.base import Parser
+from roce_wizard.parsers.esxi.dcb import PARSERS as _DCB_PARSERS
 from roce_wizard.parsers.esxi.host import (
     parse_esxi_cpu_global,
     parse_esxi_host_summary,
@@ -46,7 +47,6 @@ from roce_wizard.parsers.esxi.vib import (
     sniff_esxi_vib_install,
     sniff_esxi_vib_list,
 )
-from roce_wizard.parsers.esxi_dcb import PARSERS as _DCB_PARSERS
 
 __all__ = ["PARSERS", "format_options_string", "parse_esxi_host_summary", "parse_esxi_uptime", "parse_options_string"]
 
@@ -79,5 +79,5 @@ PARSERS: dict[str, Parser] = {
                                     sniff_esxi_sriovnic_vf_list, "esxcli network sriovnic vf list -n vmnicN"),
 }
 
-# `esxcli network nic dcb status get` lives in its own small module, esxi_dcb.py
+# `esxcli network nic dcb status get` lives in its own small module, dcb.py
 PARSERS.update(_DCB_PARSERS)

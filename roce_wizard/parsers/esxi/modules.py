@@ -12,8 +12,8 @@ from roce_wizard.parsers.base import (
     is_elision,
     lines,
 )
+from roce_wizard.parsers.esxi.collapsed import collapsed_params
 from roce_wizard.parsers.esxi.tables import _blank_none, _has_header, _records
-from roce_wizard.parsers.esxi_collapsed import collapsed_params
 
 # ---------------------------------------------------------------------------------------------
 # esxcli system module parameters list / esxcfg-module -g

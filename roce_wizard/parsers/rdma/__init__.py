@@ -1,7 +1,7 @@
 """RDMA-stack tools: verbs, MLNX_OFED scripts, iproute2 `rdma`, infiniband-diags, UCX.
 
 Kinds: ibv_devinfo, show_gids, ibdev2netdev, rdma_link, ibstat, ibstatus, cma_roce_mode,
-roce_tc_sysfs, ofed_info, hw_counters, rdma_statistic, ucx_info.
+roce_tc_sysfs, ofed_info, hw_counters, rdma_statistic, ucx_info, rdma_cm_tos (configfs.py).
 
 Every parser reads the text a person pastes: prompts and command lines are used only as context
 (which device a `cat` read, which interface), never as data; `...` elisions are skipped. Sniffer
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from roce_wizard.parsers.base import Parser
 from roce_wizard.parsers.rdma.cma_roce_mode import parse_cma_roce_mode, sniff_cma_roce_mode
+from roce_wizard.parsers.rdma.configfs import PARSERS as _CONFIGFS_PARSERS
 from roce_wizard.parsers.rdma.hw_counters import parse_hw_counters, sniff_hw_counters
 from roce_wizard.parsers.rdma.ibdev2netdev import parse_ibdev2netdev, sniff_ibdev2netdev
 from roce_wizard.parsers.rdma.ibstat import parse_ibstat, parse_ibstatus, sniff_ibstat, sniff_ibstatus
@@ -56,3 +57,6 @@ PARSERS: dict[str, Parser] = {
     "ucx_info": Parser("ucx_info", parse_ucx_info, sniff_ucx_info,
                        "ucx_info -d: UCX transports per device"),
 }
+
+# rdma_cm's configfs knobs (`default_roce_tos`) live in their own small module, configfs.py
+PARSERS.update(_CONFIGFS_PARSERS)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from roce_wizard.parsers import sysfs_rdma
 from roce_wizard.parsers.base import (
     Facts,
     ParseError,
@@ -15,6 +14,7 @@ from roce_wizard.parsers.base import (
     prompt_command,
     to_int,
 )
+from roce_wizard.parsers.rdma import sysfs
 
 # ---------------------------------------------------------------------------------------------
 # cma_roce_mode (MLNX_OFED script: prints the content of configfs default_roce_mode)
@@ -51,8 +51,8 @@ def _cma_context(cmd: str) -> dict:
 
 
 def parse_cma_roce_mode(text: str) -> Facts:
-    if sysfs_rdma.is_configfs_mode(text):  # inbox rdma-core: rdma_cm's configfs file itself
-        return sysfs_rdma.parse_configfs_roce_mode(text)
+    if sysfs.is_configfs_mode(text):  # inbox rdma-core: rdma_cm's configfs file itself
+        return sysfs.parse_configfs_roce_mode(text)
     reads: list[dict] = []
     errors: list[str] = []
     ctx: dict = {}
@@ -90,7 +90,7 @@ def parse_cma_roce_mode(text: str) -> Facts:
 
 
 def sniff_cma_roce_mode(text: str) -> int:
-    if sysfs_rdma.is_configfs_mode(text):
+    if sysfs.is_configfs_mode(text):
         return 95
     body = body_lines(text, ("cma_roce_mode",))
     if body and all(_CMA_MODE.match(ln) for ln in body):

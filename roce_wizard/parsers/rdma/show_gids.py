@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from roce_wizard.parsers import sysfs_rdma
 from roce_wizard.parsers.base import (
     Facts,
     ParseError,
@@ -15,6 +14,7 @@ from roce_wizard.parsers.base import (
     lines,
     prompt_command,
 )
+from roce_wizard.parsers.rdma import sysfs
 
 # ---------------------------------------------------------------------------------------------
 # show_gids
@@ -44,8 +44,8 @@ def _show_gids_row(ln: str) -> dict | None:
 
 
 def parse_show_gids(text: str) -> Facts:
-    if sysfs_rdma.is_sysfs_gids(text):  # inbox rdma-core: the same facts read from sysfs
-        return sysfs_rdma.parse_sysfs_gids(text)
+    if sysfs.is_sysfs_gids(text):  # inbox rdma-core: the same facts read from sysfs
+        return sysfs.parse_sysfs_gids(text)
     gids: list[dict] = []
     header = False
     n_found: int | None = None
@@ -73,7 +73,7 @@ def parse_show_gids(text: str) -> Facts:
 
 
 def sniff_show_gids(text: str) -> int:
-    if sysfs_rdma.is_sysfs_gids(text):
+    if sysfs.is_sysfs_gids(text):
         return 90
     ls = lines(text)
     if any(_SG_HEADER.match(ln) for ln in ls):

@@ -17,10 +17,6 @@ _VENDORS = (("dell", "dell"), ("hpe", "hpe"), ("hewlett", "hpe"), ("hp", "hpe"),
 
 # ---------------------------------------------------------------------------- staging BIOS settings
 
-_ATTR_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-_ATTR_VALUE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-
-
 class _Refused(Exception):
     def __init__(self, message: str, status: int = 1):
         super().__init__(message)

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from roce_wizard.commands.redfish import Malformed, parse_bios_set
 from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, TransportError
 from roce_wizard.transports.plumbing import SessionBase
-from roce_wizard.transports.redfish.bios import _ATTR_NAME, _ATTR_VALUE, _Refused, bios_document, bios_set
+from roce_wizard.transports.redfish.bios import _Refused, bios_document, bios_set
 from roce_wizard.transports.redfish.client import _PATH, _Bmc, _dropped, _http_error, _json, _path, _result
 
 if TYPE_CHECKING:
@@ -78,15 +79,10 @@ class RedfishSession(SessionBase):
     async def _bios_set(self, command: str, args: list[str], started: float) -> CommandResult:
         """Stage BIOS attributes (see `bios_set`); exit 0 with a one-line outcome, 2 on a malformed
         line or an attribute / value the BIOS does not have, 1 when the BMC refuses."""
-        wanted: dict[str, str] = {}
-        for arg in args:
-            name, sep, value = arg.partition("=")
-            if not sep or not _ATTR_NAME.match(name) or not _ATTR_VALUE.match(value):
-                return _result(command, "", f"redfish bios-set: {arg!r} is not NAME=VALUE (letters, digits, _ . -)",
-                               2, started)
-            wanted[name] = value
-        if not wanted:
-            return _result(command, "", "redfish bios-set: no NAME=VALUE given", 2, started)
+        try:
+            wanted = parse_bios_set(args)  # the line's format: commands/redfish.py
+        except Malformed as exc:
+            return _result(command, "", str(exc), 2, started)
         try:
             line = await bios_set(self, wanted)
         except _Refused as exc:

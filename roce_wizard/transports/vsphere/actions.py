@@ -1,32 +1,23 @@
-"""`vsphere <verb> <args…>` action lines: validation (`parse_action`, `action_line`) and what each does."""
+"""`vsphere <verb> <args…>` action lines: what each does (the line's format and validation: commands/vsphere.py)."""
 
 from __future__ import annotations
 
-import re
-import shlex
 import time
 from collections.abc import Callable
 from typing import Any
 
 from pyVmomi import vim
 
+from roce_wizard.commands.vsphere import POWER_POLICY_SHORT_NAMES, SYNTAX, Malformed, action_line, parse_action_line
 from roce_wizard.transports.vsphere.tasks import wait_for_task
+
+__all__ = ["ACTIONS", "POWER_POLICY_SHORT_NAMES", "ActionFault", "Malformed", "action_line", "parse_action"]
 
 # ---------------------------------------------------------------------------- actions
 # `vsphere <verb> <args…>` lines a fix step or the reboot orchestration runs (contracts.md §2).
-# Parsed with shlex.split; every name is validated before it reaches vCenter; one line of output
+# Parsed by commands/vsphere.py; every name is validated before it reaches vCenter; one line of output
 # on success. Lines that would change nothing (enter maintenance mode on a host already in it,
 # power off a VM that is off) succeed and say so: a resumed run may repeat them.
-
-_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:@()+ -]{0,79}$")  # host / VM / VDS / port group names
-_PCI_ID = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
-_VMNIC = re.compile(r"^vmnic\d{1,4}$")
-# HostPowerPolicy.shortName ("not localizable", vSphere API) of each policy the action sets; the key is the host's
-POWER_POLICY_SHORT_NAMES = {"High Performance": "static", "Balanced": "dynamic", "Low Power": "low"}
-
-
-class Malformed(ValueError):
-    """An action line that does not parse (exit 2)."""
 
 
 class ActionFault(Exception):
@@ -36,24 +27,6 @@ class ActionFault(Exception):
         super().__init__(message)
         self.name = name
         self.message = message
-
-
-def _name(value: str, what: str) -> str:
-    if not _NAME.match(value):
-        raise Malformed(f"not a valid {what} name: {value!r}")
-    return value
-
-
-def _int(value: str, what: str, low: int, high: int) -> int:
-    if not re.fullmatch(r"\d{1,6}", value) or not low <= int(value) <= high:
-        raise Malformed(f"{what} must be a number from {low} to {high}, not {value!r}")
-    return int(value)
-
-
-def _pci_id(value: str) -> str:
-    if not _PCI_ID.match(value.lower()):
-        raise Malformed(f"not a PCI id (0000:3b:00.0): {value!r}")
-    return value.lower()
 
 
 def _find(si: Any, kind: type, name: str) -> Any:
@@ -281,73 +254,30 @@ def _vm_latency_high(si: Any, timeout: float, vm_name: str) -> str:
     return f"{vm_name}: latency sensitivity high (was {level}), CPU reservation {reservation} MHz"
 
 
-def _members(args: list[str]) -> list[tuple[str, list[str]]]:
-    out = []
-    for arg in args:
-        host, sep, nics = arg.partition("=")
-        names = nics.split(",") if nics else []
-        if not sep or not names or not all(_VMNIC.match(n) for n in names):
-            raise Malformed(f"a member is HOST=vmnicN[,vmnicM], not {arg!r}")
-        out.append((_name(host, "host"), names))
-    return out
-
-
-def _choice(value: str, choices: tuple[str, ...], what: str) -> str:
-    if value not in choices:
-        raise Malformed(f"{what} must be one of {', '.join(choices)}, not {value!r}")
-    return value
-
-
+# verb -> the call that does it (the line's syntax, usage and validation: commands/vsphere.py SYNTAX)
+_CALLS: dict[str, Callable[..., str]] = {
+    "host-maintenance": _host_maintenance,
+    "host-reboot": _host_reboot,
+    "vm-power": _vm_power,
+    "host-sriov": _host_sriov,
+    "host-power-policy": _host_power_policy,
+    "dvs-create": _dvs_create,
+    "dvs-mtu": _dvs_mtu,
+    "vm-add-vf": _vm_add_vf,
+    "vm-reserve-memory": _vm_reserve_memory,
+    "vm-latency-high": _vm_latency_high,
+}
 # verb -> (usage, parse(args) -> tuple of call arguments, the call)
 ACTIONS: dict[str, tuple[str, Callable[[list[str]], tuple[Any, ...]], Callable[..., str]]] = {
-    "host-maintenance": ("enter|exit <host>", lambda a: (_choice(a[0], ("enter", "exit"), "the mode"),
-                                                         _name(a[1], "host")) if len(a) == 2 else _arity(),
-                         _host_maintenance),
-    "host-reboot": ("<host>", lambda a: (_name(a[0], "host"),) if len(a) == 1 else _arity(), _host_reboot),
-    "vm-power": ("off|on|shutdown <vm>", lambda a: (_choice(a[0], ("off", "on", "shutdown"), "the operation"),
-                                                     _name(a[1], "VM")) if len(a) == 2 else _arity(), _vm_power),
-    "host-sriov": ("<host> <pf-pci-id> <num-vfs>", lambda a: (_name(a[0], "host"), _pci_id(a[1]),
-                                                              _int(a[2], "the VF count", 0, 256))
-                   if len(a) == 3 else _arity(), _host_sriov),
-    "host-power-policy": ('<host> "High Performance"|Balanced|"Low Power"',
-                          lambda a: (_name(a[0], "host"), _choice(a[1], tuple(POWER_POLICY_SHORT_NAMES), "the policy"))
-                          if len(a) == 2 else _arity(), _host_power_policy),
-    "dvs-create": ("<dvs> <portgroup> <max-mtu> <host>=<vmnic>[,<vmnic>]…",
-                   lambda a: (_name(a[0], "distributed switch"), _name(a[1], "port group"),
-                              _int(a[2], "maxMtu", 1280, 9000), _members(a[3:])) if len(a) >= 4 else _arity(),
-                   _dvs_create),
-    "dvs-mtu": ("<dvs> <max-mtu>", lambda a: (_name(a[0], "distributed switch"), _int(a[1], "maxMtu", 1280, 9000))
-                if len(a) == 2 else _arity(), _dvs_mtu),
-    "vm-add-vf": ("<vm> <pf-pci-id> <portgroup>", lambda a: (_name(a[0], "VM"), _pci_id(a[1]),
-                                                            _name(a[2], "port group")) if len(a) == 3 else _arity(),
-                  _vm_add_vf),
-    "vm-reserve-memory": ("<vm>", lambda a: (_name(a[0], "VM"),) if len(a) == 1 else _arity(), _vm_reserve_memory),
-    "vm-latency-high": ("<vm>", lambda a: (_name(a[0], "VM"),) if len(a) == 1 else _arity(), _vm_latency_high),
+    verb: (usage, parse, _CALLS[verb]) for verb, (usage, parse) in SYNTAX.items()
 }
-
-
-def _arity() -> tuple[Any, ...]:
-    raise Malformed("wrong number of arguments")
 
 
 def parse_action(command: str) -> tuple[Callable[..., str], tuple[Any, ...]] | None:
     """(the call, its arguments) for a `vsphere <verb> …` action line; None when the line is no action
     (a query, or not vSphere at all); Malformed when it is one but does not parse."""
-    try:
-        words = shlex.split(command)
-    except ValueError as exc:
-        raise Malformed(f"cannot split the line: {exc}") from exc
-    if len(words) < 2 or words[0] != "vsphere" or words[1] not in ACTIONS:
+    parsed = parse_action_line(command)
+    if parsed is None:
         return None
-    usage, parse, call = ACTIONS[words[1]]
-    try:
-        return call, parse(words[2:])
-    except Malformed as exc:
-        raise Malformed(f"{exc}; usage: vsphere {words[1]} {usage}") from exc
-
-
-def action_line(verb: str, *args: str) -> str:
-    """The action line for `verb` with `args`, quoted for shlex.split (what plan_fix steps carry)."""
-    line = " ".join(["vsphere", verb, *(shlex.quote(str(a)) for a in args)])
-    parse_action(line)  # a plan never carries a line the transport would refuse as malformed
-    return line
+    verb, args = parsed
+    return _CALLS[verb], args

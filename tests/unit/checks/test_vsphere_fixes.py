@@ -13,10 +13,10 @@ import dataclasses
 
 import pytest
 
+from roce_wizard.checklib.vsphere import action
 from roce_wizard.model import Policy, RebootKind, Safety, Status
 from roce_wizard.probes import UnsafeValue
 from roce_wizard.transports.vsphere import parse_action
-from roce_wizard.vspherekit import action
 from tests.checkcases import CATALOG, Case, build_facts, run_case
 from tests.unit.checks.test_vsphere_checks import FRESH, HEALTHY, doctor, inventory, rec
 

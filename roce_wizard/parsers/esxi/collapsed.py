@@ -1,7 +1,7 @@
 """`esxcli system module parameters list` as web pages and chat tools render it: the column padding collapsed
 to single spaces and no dash row (`Name Type Value Description` / `max_vfs array of uint Number of ...`).
 
-Kept out of esxi.py (large already); read by parse_esxi_module_params when no real table is there.
+Kept out of modules.py; read by parse_esxi_module_params when no real table is there.
 """
 
 from __future__ import annotations

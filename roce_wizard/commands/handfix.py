@@ -2,7 +2,7 @@
 
 A value read from a host (an mst device name, an nmlx5_core parameter, a vmnic, an interface) reaches
 such a command the way it reaches a command the tool runs: through the same validators
-(`probes.safe` and the checkkit `safe_*` / `params_set_command`, which raise `UnsafeValue`), quoted.
+(`commands.shell.safe` and the checklib `safe_*` / `params_set_command`, which raise `UnsafeValue`), quoted.
 A value that fails gives no command at all, but a sentence saying why: a pasted line must never run
 something the host printed. Values inside a `#` comment count too (a newline ends the comment).
 """
@@ -13,7 +13,7 @@ import re
 import shlex
 from collections.abc import Callable
 
-from roce_wizard.probes import UnsafeValue
+from roce_wizard.commands.shell import UnsafeValue
 
 # what a sentence names, per value a fix embeds
 MST_DEVICE = "the device name printed by mst / mlxconfig"

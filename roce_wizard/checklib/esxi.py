@@ -1,46 +1,35 @@
-"""Small helpers check modules share: building findings and reading common facts.
+"""What the ESXi checks (RW2xx) share: the mlxconfig query and `mlxconfig -d … set` steps, the installed
+VIBs, the nmlx5_core parameter string (read, merged with every policy key, written whole) and the
+nmlx5 vmnics in max_vfs order.
 
-Checks stay pure: these functions only read `Facts` and build `Finding`s.
+Checks stay pure: these functions only read `Facts` and build `Step`s and `FixPlan`s.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
-from roce_wizard.handfix import NMLX5_PARAMS, pasteable
-from roce_wizard.model import (
-    Check,
-    Evidence,
-    Facts,
-    Finding,
-    FixPlan,
-    MissingFact,
-    Policy,
-    RebootKind,
-    Safety,
-    Severity,
-    Status,
-    Step,
-)
+from roce_wizard.commands.handfix import NMLX5_PARAMS, pasteable
+from roce_wizard.commands.shell import UnsafeValue, safe
+from roce_wizard.model import Check, Facts, FixPlan, MissingFact, Policy, RebootKind, Safety, Step
 from roce_wizard.parsers.esxi import format_options_string, parse_options_string
-from roce_wizard.probes import UnsafeValue, rdma_device, roce_mst_device, safe, short_pci
+from roce_wizard.probes import roce_mst_device, short_pci
 
 __all__ = [
     "MLXCONFIG",
-    "bad",
+    "PARAMS_REBOOT_REASON",
+    "dcb_by_vmnic",
+    "desired_params",
     "device_label",
-    "excerpt",
-    "failing",
     "find_vib",
     "format_options_string",
-    "good",
-    "hca_section",
+    "inventory_max_vfs",
     "merged_params_fix",
     "mlx_device_name",
     "mlx_value",
     "mlxconfig_devices",
+    "mlxconfig_fix_plan",
     "mlxconfig_set_step",
     "module_params",
     "nmlx5_vmnics",
@@ -49,65 +38,16 @@ __all__ = [
     "params_set_command",
     "parse_int_list",
     "parse_options_string",
-    "rdma_links",
-    "roce_netdevs",
-    "roce_ports",
     "safe_datastore",
     "safe_mlx_device",
-    "shown",
-    "shown_mlx_device",
     "safe_vmnic",
-    "skip",
-    "version_tuple",
+    "shown_mlx_device",
 ]
 
 
 MLXCONFIG = "/opt/mellanox/bin/mlxconfig"  # where the MFT VIB puts it on ESXi
 PARAMS_SET = 'esxcli system module parameters set -m nmlx5_core -p "{}"'
 NO_MST_DEVICE = "<mst device>"
-
-
-def _finding(check: Check, facts: Facts, status: Status, summary: str, **kw: Any) -> Finding:
-    probes = kw.pop("probes", None) or check.probes[:1]
-    evidence = kw.pop("evidence", None)
-    if evidence is None:
-        ex = kw.pop("excerpt", None)
-        evidence = [Evidence(probe=p, command=facts.commands.get(p), excerpt=ex if i == 0 else None) for i, p in enumerate(probes)]
-    else:
-        kw.pop("excerpt", None)
-    return Finding(check=check.code, status=status, summary=summary, target=facts.target_name, evidence=evidence, **kw)
-
-
-def good(check: Check, facts: Facts, summary: str, **kw: Any) -> Finding:
-    return _finding(check, facts, Status.PASS, summary, **kw)
-
-
-def bad(check: Check, facts: Facts, summary: str, **kw: Any) -> Finding:
-    """A failing finding at the check's severity (fail, or warn for warn-level checks)."""
-    status = Status.WARN if check.severity is Severity.WARN else Status.FAIL
-    return _finding(check, facts, status, summary, **kw)
-
-
-def skip(check: Check, facts: Facts, summary: str, **kw: Any) -> Finding:
-    """Not applicable here (e.g. QoS in a VF guest belongs to the PF)."""
-    return _finding(check, facts, Status.SKIP, summary, **kw)
-
-
-def excerpt(raw: str | None, *patterns: str, limit: int = 6) -> str | None:
-    """The raw output lines that carry the observation (for the evidence)."""
-    if not raw:
-        return None
-    regexes = [re.compile(p, re.I) for p in patterns]
-    hits = [ln.rstrip() for ln in raw.splitlines() if any(r.search(ln) for r in regexes)]
-    return "\n".join(hits[:limit]) or None
-
-
-def version_tuple(version: str | None) -> tuple[int, ...] | None:
-    """'4.21.71.101-1OEM.702.0.0.17473468' -> (4, 21, 71, 101); None when unreadable."""
-    if not version:
-        return None
-    m = re.match(r"^\s*(\d+(?:\.\d+)*)", version)
-    return tuple(int(x) for x in m.group(1).split(".")) if m else None
 
 
 # ---------------------------------------------------------------------------- mlxconfig
@@ -302,69 +242,6 @@ def parse_int_list(value: str | None) -> list[int] | None:
         return None
 
 
-# ---------------------------------------------------------------------------- Linux RDMA
-
-
-def rdma_links(facts: Facts) -> list[dict]:
-    """RDMA device/port -> netdev bindings: `rdma link show` first, then `ibdev2netdev`."""
-    return [*(facts.get("rdma_link") or {}).get("links", []), *(facts.get("ibdev2netdev") or {}).get("links", [])]
-
-
-def hca_section(raw: str | None, hca_id: str) -> str | None:
-    """The part of an ibv_devinfo output about one device (the whole output when it is not found)."""
-    if not raw:
-        return None
-    m = re.search(rf"hca_id:\s*{re.escape(hca_id)}\b.*?(?=hca_id:|\Z)", raw, re.DOTALL)
-    return m.group(0) if m else raw
-
-
-def roce_ports(facts: Facts) -> tuple[list[tuple[dict, dict, str | None]], bool, str | None]:
-    """(device, port, netdev) to judge; whether they are the inventory's RoCE port; why none."""
-    devices = {d.get("hca_id"): d for d in facts.need("ibv_devinfo").get("devices", []) if d.get("hca_id")}
-    links = rdma_links(facts)
-    bound = {(lk.get("dev"), lk.get("port")): lk.get("netdev") for lk in links}
-    eth = [(d, p, bound.get((n, p.get("port")))) for n, d in devices.items() for p in d.get("ports", [])
-           if (p.get("link_layer") or "").lower() == "ethernet"]
-    t = facts.target
-    if t is None or not (t.roce.netdev or t.roce.rdma_dev):
-        return eth, False, None if eth else "ibv_devinfo shows no Ethernet port"
-    name = rdma_device(t, facts.data)
-    if name is None:
-        if not links and len(eth) == 1:
-            return eth, True, None
-        return [], True, f"no RDMA device is known to serve {t.roce.netdev} (RW402)"
-    dev = devices.get(name)
-    if dev is None:
-        return [], True, f"{name} is not listed by ibv_devinfo (RW402)"
-    pno = next((lk.get("port") for lk in links if lk.get("dev") == name and lk.get("netdev") == t.roce.netdev), 1)
-    port = next((p for p in dev.get("ports", []) if p.get("port") == pno), None)
-    if port is None:
-        return [], True, f"ibv_devinfo shows no port {pno} on {name}"
-    return [(dev, port, t.roce.netdev)], True, None
-
-
-def roce_netdevs(facts: Facts) -> tuple[list[str], str | None]:
-    """The RoCE netdev(s) to judge: the inventory's; else those an RDMA link binds and that are up."""
-    t = facts.target
-    if t is not None and t.roce.netdev:
-        return [t.roce.netdev], None
-    links = rdma_links(facts)
-    if t is not None and t.roce.rdma_dev:
-        names = [lk["netdev"] for lk in links if lk.get("dev") == t.roce.rdma_dev and lk.get("netdev")]
-        if names:
-            return names[:1], None
-    ifaces = {i.get("name"): i for i in facts.need("ip_json").get("interfaces", [])}
-    names = []
-    for lk in links:
-        name = lk.get("netdev")
-        up = (lk.get("state") or "").upper() in ("UP", "ACTIVE")
-        if name in ifaces and up and (ifaces[name].get("link_type") or "ether") == "ether" and name not in names:
-            names.append(name)
-    if names:
-        return names, None
-    return [], "which interface carries RoCE needs the inventory's roce.netdev (or rdma link / ibdev2netdev output)"
-
-
 # ---------------------------------------------------------------------------- fix plans (ESXi)
 # plan_fix functions build shell lines from facts and policy: every value is validated first
 # (UnsafeValue when it does not fit), then quoted where the shell could read it.
@@ -375,11 +252,6 @@ _VMNIC = re.compile(r"^vmnic\d{1,4}$")
 _MST_DEVICE = re.compile(r"^(?:/dev/mst/)?[A-Za-z0-9_.:-]{1,64}$")
 _DATASTORE = re.compile(r"^/vmfs/volumes/[A-Za-z0-9_. ()+:@-]+(?:/[A-Za-z0-9_. ()+:@-]+)*$")
 PARAMS_REBOOT_REASON = "nmlx5_core reads its parameters when the driver loads at boot"
-
-
-def failing(findings: list[Finding]) -> list[Finding]:
-    """The findings a fix is about (fail, or warn for warn-level checks)."""
-    return [f for f in findings if f.status in (Status.FAIL, Status.WARN)]
 
 
 def safe_vmnic(name: str) -> str:
@@ -396,12 +268,6 @@ def shown_mlx_device(facts: Facts, device: dict[str, Any]) -> str:
     placeholder it gives when nothing names the device stays as it is, for the reader to fill in."""
     name = mlx_device_name(facts, device)
     return name if name == NO_MST_DEVICE and not device.get("device") else safe_mlx_device(name)
-
-
-def shown(value: str | None, validator: Callable[[str], str], placeholder: str) -> str:
-    """A host value for a fix-by-hand line: validated and quoted (UnsafeValue when it does not fit), or
-    `placeholder` (`<netdev>`) when there is none."""
-    return validator(value) if value else placeholder
 
 
 def safe_datastore(path: str) -> str:
@@ -457,75 +323,3 @@ def mlxconfig_fix_plan(check: Check, facts: Facts, summary: str, steps: list[Ste
     return FixPlan(check=check.code, target=facts.target_name, summary=summary, steps=tuple(steps),
                    safety=Safety.DISRUPTIVE, reboot=RebootKind.HOST,
                    reboot_reason="firmware configuration (mlxconfig) is read at boot", needs=("RW201", "RW202"))
-
-
-# ---------------------------------------------------------------------------- fix plans (Linux guest / bare metal)
-# Settings a Linux fix changes at run time are lost at reboot unless persisted the way the guest's
-# own stack expects: NetworkManager profiles for MTU / addresses / pause, a systemd oneshot unit for
-# what no network manager knows (cma_roce_mode, the RoCE traffic class, mlnx_qos).
-
-_FIX_NETDEV = re.compile(r"^[A-Za-z0-9_.@-]{1,15}$")  # stricter than probes' _IFNAME: it goes into a grep pattern
-_FIX_RDMADEV = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
-_NM_VALUE = re.compile(r"^[A-Za-z0-9_.,:/+-]{0,256}$")
-_UNIT_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}\.service$")
-UNIT_DIR = "/etc/systemd/system"
-
-
-def safe_netdev(name: str) -> str:
-    """A Linux netdev name, validated for a fix command (quoted when needed)."""
-    return safe(name, _FIX_NETDEV)
-
-
-def safe_rdmadev(name: str) -> str:
-    """An RDMA device name (mlx5_0), validated for a fix command."""
-    return safe(name, _FIX_RDMADEV)
-
-
-def nm_connection(netdev: str) -> str:
-    """Shell lines setting $c to the NetworkManager connection on `netdev`; they exit 1 with a message
-    when there is none (a netplan / ifcfg guest: persisting there is by hand)."""
-    safe_netdev(netdev)
-    pattern = ":" + netdev.replace(".", "\\.") + "$"
-    return (f"c=$(nmcli -t -f NAME,DEVICE con show | grep -e '{pattern}' | head -n 1 | cut -d: -f1); "
-            f'[ -n "$c" ] || {{ echo "no NetworkManager connection on {netdev}: persist it in netplan / ifcfg '
-            f'by hand" >&2; exit 1; }}')
-
-
-def nm_modify_step(netdev: str, settings: list[tuple[str, str]], what: str, before: str | None = None) -> Step:
-    """Persist `settings` (NetworkManager property, value) in the connection profile of `netdev`.
-
-    `nmcli con mod` changes the profile only (what applies at boot / on `con up`): the change that
-    is wanted now is a step of its own (ip / ethtool), so the link is not re-activated."""
-    args = []
-    for key, value in settings:
-        if not re.fullmatch(r"[+-]?[a-z0-9-]+\.[a-z0-9-]+", key) or not _NM_VALUE.match(value):
-            raise UnsafeValue(f"refusing to put {key}={value!r} into a remote command")
-        args.append(f"{key} {safe(value, _NM_VALUE) if value else chr(39) * 2}")
-    return Step(f"persist {what} in the NetworkManager profile of {netdev} (applies at every boot)",
-                f'{nm_connection(netdev)}; nmcli con mod "$c" {" ".join(args)}',
-                before=before, after=" ".join(f"{k} {v}" for k, v in settings))
-
-
-def boot_unit_steps(unit: str, description: str, commands: list[str], after: str = "openibd.service") -> tuple[Step, ...]:
-    """Write a systemd oneshot unit that runs `commands` at every boot, and enable it.
-
-    `commands` are ExecStart lines built from validated values only (a shell redirection goes
-    through `/bin/sh -c "…"`). Writing the unit again is harmless: the steps are idempotent."""
-    import shlex
-
-    if not _UNIT_NAME.match(unit):
-        raise UnsafeValue(f"refusing to name a unit {unit!r}")
-    for cmd in commands:
-        if "\n" in cmd or "'" in cmd:
-            raise UnsafeValue(f"refusing to put {cmd!r} into a unit file")
-    lines = ["[Unit]", f"Description={description}", f"After={after} network-online.target",
-             "Wants=network-online.target", "", "[Service]", "Type=oneshot", "RemainAfterExit=yes",
-             *(f"ExecStart={cmd}" for cmd in commands), "", "[Install]", "WantedBy=multi-user.target"]
-    path = f"{UNIT_DIR}/{unit}"
-    text = " ".join(shlex.quote(line) for line in lines)
-    return (
-        Step(f"write the boot hook {path} (a systemd oneshot unit)", f"printf '%s\\n' {text} > {path}",
-             before=None, after="; ".join(commands)),
-        Step(f"enable {unit} so it runs at every boot", f"systemctl daemon-reload && systemctl enable {unit}",
-             before=None, after="enabled"),
-    )

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from roce_wizard.checkkit import bad, failing, good, skip
+from roce_wizard.checklib.findings import bad, failing, good, skip
+from roce_wizard.commands.shell import UnsafeValue
+from roce_wizard.commands.vsphere import Malformed, action_line
 from roce_wizard.model import Check, Facts, Finding, FixPlan, MissingFact, Policy, RebootKind, Safety, Step
 from roce_wizard.parsers.vsphere import fragment
 
@@ -170,15 +172,13 @@ POLICY_NAMES = {1: "High Performance", 2: "Balanced", 3: "Low Power", 4: "Custom
 
 # ---------------------------------------------------------------------------- fix plans
 # A vsphere check's plan runs on the vcenter target: its steps are `vsphere <verb> …` action lines
-# (transports/vsphere.py ACTIONS), one or more per host / VM the check failed on.
+# (commands/vsphere.py renders and parses them; transports/vsphere runs them), one or more per host / VM
+# the check failed on.
 
 
 def action(verb: str, *args: object) -> str:
     """A `vsphere <verb> …` line, every argument validated and quoted the way the transport parses it
     (UnsafeValue when a name does not fit)."""
-    from roce_wizard.probes import UnsafeValue
-    from roce_wizard.transports.vsphere import Malformed, action_line
-
     try:
         return action_line(verb, *(str(a) for a in args))
     except Malformed as exc:

@@ -13,8 +13,10 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from roce_wizard.checkkit import bad, good, skip
-from roce_wizard.handfix import REDFISH_URI, pasteable
+from roce_wizard.checklib.findings import bad, good, skip
+from roce_wizard.commands.handfix import REDFISH_URI, pasteable
+from roce_wizard.commands.redfish import bios_set_line, valid_setting
+from roce_wizard.commands.shell import UnsafeValue
 from roce_wizard.model import (
     Check,
     Facts,
@@ -30,7 +32,6 @@ from roce_wizard.model import (
     Target,
     TargetKind,
 )
-from roce_wizard.probes import UnsafeValue
 
 __all__ = [
     "Knob",
@@ -254,10 +255,6 @@ def _excerpt(raw: str | None, attribute: str) -> str | None:
 
 # ---------------------------------------------------------------------------- fix plans
 
-_ATTR = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-_VALUE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-
-
 def bios_plan(check: Check, facts: Facts, policy: Policy, what: str) -> FixPlan | None:
     """Stage the check's BIOS attribute through the BMC (`redfish bios-set NAME=VALUE`: PATCH
     …/Bios/Settings, and on iDRAC the configuration job); it applies at the server's next reboot,
@@ -275,14 +272,14 @@ def bios_plan(check: Check, facts: Facts, policy: Policy, what: str) -> FixPlan 
     for f in findings:
         name = f.details.get("attribute")
         knob = next((k for k in KNOBS[check.code] if k.attribute == name), None)
-        if knob is None or not _ATTR.match(knob.attribute) or not _VALUE.match(knob.good):
+        if knob is None or not valid_setting(knob.attribute, knob.good):
             continue
         observed = f.observed if isinstance(f.observed, dict) else {}
         if "pending" in observed and knob.ok(observed["pending"]):
             continue  # staged: the reboot applies it
         before = f"{name}={observed.get(name)}" + (f" (staged: {observed['pending']})" if "pending" in observed else "")
         steps.append(Step(f"stage {name}={knob.good} in the BIOS settings ({f.details.get('source')}; applied at the "
-                          "next reboot)", f"redfish bios-set {name}={knob.good}", before=before,
+                          "next reboot)", bios_set_line({name: knob.good}), before=before,
                           after=f"{name}={knob.good} (at the next reboot)", host=target.host))
     if not steps:
         return None

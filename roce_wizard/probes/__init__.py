@@ -15,24 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from roce_wizard.commands.shell import UnsafeValue, safe
 from roce_wizard.model import Target, TargetKind
+
+__all__ = ["PROBES", "Command", "Probe", "UnsafeValue", "probe_order", "rdma_device", "roce_mst_device", "roce_pci",
+           "safe", "short_pci", "tool_presence_command"]
 
 MLX = "/opt/mellanox/bin"  # where the MFT/NMST VIBs put their tools on ESXi
 
 _PCI = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
-_TOKEN = re.compile(r"^[A-Za-z0-9_.:@/-]{1,64}$")
 _IFNAME = re.compile(r"^[^\s/;|&$`'\"\\<>(){}*?!#~]{1,15}$")
-
-
-class UnsafeValue(ValueError):
-    """An inventory or discovered value that must not reach a shell."""
-
-
-def safe(value: str, pattern: re.Pattern[str] = _TOKEN) -> str:
-    """Validate a value against a strict pattern, then shell-quote it (belt and braces)."""
-    if not isinstance(value, str) or not pattern.match(value):
-        raise UnsafeValue(f"refusing to put {value!r} into a remote command")
-    return shlex.quote(value)
 
 
 def short_pci(pci: str) -> str:
@@ -172,7 +164,7 @@ def _missing(facts: dict[str, Any], tool: str) -> bool:
 
 
 # Inbox rdma-core has no show_gids / cma_roce_mode (MLNX_OFED's): the same facts come from the kernel's files,
-# read-only (parsers/sysfs_rdma.py names the sources). The configfs group of a device must have been created
+# read-only (parsers/rdma/sysfs.py names the sources). The configfs group of a device must have been created
 # (`mkdir /sys/kernel/config/rdma_cm/<dev>`, Documentation/ABI/testing/configfs-rdma_cm) for its file to exist:
 # the probe never creates it (a write); the fact then says so.
 SYSFS_GIDS = " ".join(f"/sys/class/infiniband/*/ports/*/{d}/*" for d in ("gids", "gid_attrs/types", "gid_attrs/ndevs"))
@@ -316,11 +308,11 @@ PROBES: dict[str, Probe] = {
 }
 
 
-# Probes of the targets that are not reached over SSH live beside their stage: probes_vsphere.py
-# (vCenter property reads), probes_switch.py (vendor show commands), probes_bios.py (Redfish reads).
+# Probes of the targets that are not reached over SSH live in modules of their own: probes/vsphere.py
+# (vCenter property reads), probes/switch.py (vendor show commands), probes/bios.py (Redfish reads).
 # Each defines PROBES, a tuple of Probe.
 for _family in ("vsphere", "switch", "bios"):
-    _module = importlib.import_module(f"roce_wizard.probes_{_family}")
+    _module = importlib.import_module(f"roce_wizard.probes.{_family}")
     for _probe in _module.PROBES:
         if _probe.name in PROBES:
             raise RuntimeError(f"probe {_probe.name} defined twice")
