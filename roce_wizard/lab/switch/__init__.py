@@ -1,8 +1,8 @@
 """Simulated Ethernet switches: vendor CLIs (Arista EOS, NVIDIA Onyx, Dell OS10) and Cumulus NVUE over SSH.
 
-This module is the SSH server, the faults and the names the rest imports; the CLI lives in switch_cli
-(with the switch_eos / switch_onyx / switch_os10 command mixins), the show outputs in switch_render_*,
-the shared helpers in switch_common, the state in switch_state, NVUE in switch_nvue.
+This module is the SSH server, the faults and the names the rest imports; the CLI lives in cli
+(with the eos / onyx / os10 command mixins), the show outputs in render_*,
+the shared helpers in common, the state in state, NVUE in nvue.
 
 Each switch in the world gets an asyncssh server whose interactive shell is a :class:`SwitchCli`:
 a per-session state machine fed one line at a time, with the vendor's real prompts and modes
@@ -48,8 +48,8 @@ prints it, OS10 `% Error: Unrecognized command.` as real OS10 10.5 answers quote
         `random-detect ecn` / `random-detect color …` / `random-detect NAME`, `service-policy`, `trust-map
         dscp`, `priority-flow-control mode on` — Dell SmartFabric OS10 User Guide 10.5.0, "Configure RoCE on the
         switch"; `mtu` — Dell's dellemc.os10 collection (os10_interface); `copy running-configuration
-        config://F` and `copy config://F running-configuration` (a MERGE: switch_restore) — DOMAIN §7.
-  NVUE  lab/switch_nvue.py names its own.
+        config://F` and `copy config://F running-configuration` (a MERGE: restore.py) — DOMAIN §7.
+  NVUE  lab/switch/nvue.py names its own.
 """
 
 from __future__ import annotations
@@ -63,23 +63,23 @@ from typing import Any
 import asyncssh
 
 from roce_wizard.lab.faults import Fault
-from roce_wizard.lab.switch_cli import SwitchCli
-from roce_wizard.lab.switch_cli_base import _Frame
-from roce_wizard.lab.switch_common import roce_priority, _reconcile
-from roce_wizard.lab.switch_nvue import NvueCli
-from roce_wizard.lab.switch_state import DEVICE_TYPES, VENDORS, cli_state
+from roce_wizard.lab.switch.cli import SwitchCli
+from roce_wizard.lab.switch.cli_base import _Frame
+from roce_wizard.lab.switch.common import roce_priority, _reconcile
+from roce_wizard.lab.switch.nvue import NvueCli
+from roce_wizard.lab.switch.state import DEVICE_TYPES, VENDORS, cli_state
 from roce_wizard.lab.world import Switch, SwitchPort, World
 
 # what tests and the rest of the lab take from lab.switch (the code lives in the modules it was split into)
-from roce_wizard.lab.switch_cli_base import render_running_config  # noqa: E402,F401
-from roce_wizard.lab.switch_common import resolve_ports, roce_lossless, switch_priority  # noqa: E402,F401
-from roce_wizard.lab.switch_state import CliState, freeze  # noqa: E402,F401
+from roce_wizard.lab.switch.cli_base import render_running_config  # noqa: E402,F401
+from roce_wizard.lab.switch.common import resolve_ports, roce_lossless, switch_priority  # noqa: E402,F401
+from roce_wizard.lab.switch.state import CliState, freeze  # noqa: E402,F401
 
 # --------------------------------------------------------------------------------------------
 # the SSH server
 
 
-LAB_VENDORS = (*VENDORS, "nvue")  # NVUE is a Linux shell with `nv` (lab/switch_nvue.py), not a vendor CLI mode tree
+LAB_VENDORS = (*VENDORS, "nvue")  # NVUE is a Linux shell with `nv` (lab/switch/nvue.py), not a vendor CLI mode tree
 _BANNERS = {
     "nvue": "",
     "eos": "",

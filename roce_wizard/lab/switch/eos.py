@@ -1,5 +1,5 @@
-"""Arista EOS commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of
-each command family: lab/switch.py's docstring.
+"""Arista EOS commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of
+each command family: lab/switch/__init__.py's docstring.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import difflib
 import re
 import time
 
-from roce_wizard.lab import switch_restore
-from roce_wizard.lab.switch_cli_base import render_running_config, _Frame, _Unrecognized
-from roce_wizard.lab.switch_common import resolve_ports, roce_priority, _parse_int_list, _reconcile
-from roce_wizard.lab.switch_render_eos import (
+from roce_wizard.lab.switch import restore as switch_restore
+from roce_wizard.lab.switch.cli_base import render_running_config, _Frame, _Unrecognized
+from roce_wizard.lab.switch.common import resolve_ports, roce_priority, _parse_int_list, _reconcile
+from roce_wizard.lab.switch.render_eos import (
     _eos_default_tc,
     _eos_flowcontrol,
     _eos_interface,
@@ -22,12 +22,12 @@ from roce_wizard.lab.switch_render_eos import (
     _eos_qos_interface,
     _eos_qos_maps,
 )
-from roce_wizard.lab.switch_state import CliState, EOS_DEFAULT_MTU, MTU_RANGE, cli_state, _restore, _snapshot
+from roce_wizard.lab.switch.state import CliState, EOS_DEFAULT_MTU, MTU_RANGE, cli_state, _restore, _snapshot
 from roce_wizard.lab.world import Switch, SwitchPort
 
 
 class EosCommands:
-    """Arista EOS commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of"""
+    """Arista EOS commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of"""
 
     def _show_eos(self, sw: Switch, words: list[str], low: list[str]) -> str:
         head = low[0]

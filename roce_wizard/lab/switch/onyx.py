@@ -1,14 +1,14 @@
-"""NVIDIA Onyx commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of
-each command family: lab/switch.py's docstring.
+"""NVIDIA Onyx commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of
+each command family: lab/switch/__init__.py's docstring.
 """
 
 from __future__ import annotations
 
 import re
 
-from roce_wizard.lab.switch_cli_base import render_running_config, _Frame, _Unrecognized, _VOCAB_LOWER
-from roce_wizard.lab.switch_common import resolve_ports, roce_priority, _parse_int_list, _reconcile
-from roce_wizard.lab.switch_render_onyx import (
+from roce_wizard.lab.switch.cli_base import render_running_config, _Frame, _Unrecognized, _VOCAB_LOWER
+from roce_wizard.lab.switch.common import resolve_ports, roce_priority, _parse_int_list, _reconcile
+from roce_wizard.lab.switch.render_onyx import (
     _onyx_congestion,
     _onyx_dcb_pfc,
     _onyx_interface,
@@ -16,7 +16,7 @@ from roce_wizard.lab.switch_render_onyx import (
     _onyx_pfc_global,
     _onyx_qos_interface,
 )
-from roce_wizard.lab.switch_state import (
+from roce_wizard.lab.switch.state import (
     MTU_RANGE,
     ONYX_DEFAULT_MTU,
     cli_state,
@@ -28,7 +28,7 @@ from roce_wizard.lab.world import Switch, SwitchPort
 
 
 class OnyxCommands:
-    """NVIDIA Onyx commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of"""
+    """NVIDIA Onyx commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of"""
 
     def _show_onyx(self, sw: Switch, words: list[str], low: list[str]) -> str:
         head = low[0]

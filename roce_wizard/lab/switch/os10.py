@@ -1,15 +1,15 @@
-"""Dell OS10 commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of
-each command family: lab/switch.py's docstring.
+"""Dell OS10 commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of
+each command family: lab/switch/__init__.py's docstring.
 """
 
 from __future__ import annotations
 
 import re
 
-from roce_wizard.lab import switch_os10_qos as os10_qos
-from roce_wizard.lab import switch_restore
-from roce_wizard.lab.switch_cli_base import render_running_config, _Frame, _Unrecognized
-from roce_wizard.lab.switch_common import (
+from roce_wizard.lab.switch import os10_qos
+from roce_wizard.lab.switch import restore as switch_restore
+from roce_wizard.lab.switch.cli_base import render_running_config, _Frame, _Unrecognized
+from roce_wizard.lab.switch.common import (
     resolve_ports,
     roce_priority,
     _apply_os10_policy,
@@ -20,8 +20,8 @@ from roce_wizard.lab.switch_common import (
     _parse_int_list,
     _reconcile,
 )
-from roce_wizard.lab.switch_render_os10 import _os10_interface, _os10_interface_status, _os10_lldp, _os10_qos_interface
-from roce_wizard.lab.switch_state import (
+from roce_wizard.lab.switch.render_os10 import _os10_interface, _os10_interface_status, _os10_lldp, _os10_qos_interface
+from roce_wizard.lab.switch.state import (
     MTU_RANGE,
     OS10_DEFAULT_MTU,
     Os10Class,
@@ -35,7 +35,7 @@ from roce_wizard.lab.world import Switch, SwitchPort
 
 
 class Os10Commands:
-    """Dell OS10 commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of"""
+    """Dell OS10 commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of"""
 
     def _show_os10(self, sw: Switch, words: list[str], low: list[str]) -> str:
         head = low[0]
