@@ -62,17 +62,16 @@ from typing import Any
 
 import asyncssh
 
+from roce_wizard.lab.server.config import SSHD_OPTIONS
 from roce_wizard.lab.switch.cli import SwitchCli
-from roce_wizard.lab.switch.cli_base import _Frame
+from roce_wizard.lab.switch.cli_base import _Frame, render_running_config
+from roce_wizard.lab.switch.common import resolve_ports, roce_lossless, switch_priority
+from roce_wizard.lab.switch.faults import FAULTS, fault_port
 from roce_wizard.lab.switch.nvue import NvueCli
-from roce_wizard.lab.switch.state import DEVICE_TYPES, VENDORS, cli_state
+from roce_wizard.lab.switch.state import DEVICE_TYPES, VENDORS, CliState, cli_state, freeze
 from roce_wizard.lab.world import Switch, World
 
-# what tests and the rest of the lab take from lab.switch (the code lives in the modules it was split into)
-from roce_wizard.lab.switch.cli_base import render_running_config  # noqa: E402,F401
-from roce_wizard.lab.switch.common import resolve_ports, roce_lossless, switch_priority  # noqa: E402,F401
-from roce_wizard.lab.switch.state import CliState, freeze  # noqa: E402,F401
-from roce_wizard.lab.switch.faults import FAULTS, fault_port  # noqa: E402,F401
+# __all__ (at the end): what tests and the rest of the lab take from lab.switch, the code living in its modules
 
 # --------------------------------------------------------------------------------------------
 # the SSH server
@@ -198,15 +197,9 @@ async def start_switch_server(
         server_host_keys=[host_key],
         process_factory=process_factory,
         line_editor=True,  # echo and line editing, which netmiko's prompt handling relies on
-        encoding="utf-8",
-        errors="replace",
-        allow_scp=False,
-        agent_forwarding=False,
-        x11_forwarding=False,
-        reuse_address=True,
+        **SSHD_OPTIONS,
         server_version={"eos": "OpenSSH_8.7", "onyx": "OpenSSH_7.4", "os10": "OpenSSH_7.9p1",
                         "nvue": "OpenSSH_8.4p1"}[switch.vendor],
-        login_timeout=30,
     )
     bound["port"] = acceptor.sockets[0].getsockname()[1]
     switch.ssh_port = bound["port"]
@@ -312,10 +305,11 @@ __all__ = [
     "VENDORS",
     "CliState",
     "SwitchCli",
+    "cabling",
     "cli_state",
     "fault_port",
+    "freeze",
     "inventory_entry",
-    "cabling",
     "render_running_config",
     "resolve_ports",
     "roce_lossless",
