@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from roce_wizard.lab import faults as faults_mod
 from roce_wizard.lab.scenarios import Scenario, build_scenario
 from roce_wizard.lab.server import Lab, read_state
@@ -34,9 +36,10 @@ class LabError(Exception):
 
 
 def labs_root() -> Path:
-    from roce_wizard.runlog import state_dir  # noqa: PLC0415
-
-    return state_dir() / "lab"
+    """<state dir>/lab, the state dir being roce-wizard's (runlog.state_dir's rule, kept here so the lab imports
+    nothing outside lab and model; tests/unit/test_lab_layers.py holds the two together)."""
+    env = os.environ.get("ROCE_WIZARD_STATE_DIR")
+    return (Path(env) if env else Path(platformdirs.user_state_dir("roce-wizard"))) / "lab"
 
 
 def new_lab_dir() -> Path:

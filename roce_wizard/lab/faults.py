@@ -1,5 +1,8 @@
 """Faults named by the check that detects them: `--fault RW208@esx-02`.
 
+One convention in every device package: its `faults.py` defines `FAULTS` (code -> Fault) and one
+`_rwNNN(world, target)` per fault, named by the code like the fault itself.
+
 Each simulated device module contributes a ``FAULTS`` table of its own; a fault turns a healthy
 world into one where exactly its check fails on exactly its target (dependent checks may then
 report `skip`, naming it as the root cause). The lab never imports `checks/`: a fault is a change
@@ -26,6 +29,13 @@ class Fault:
     kind: str  # the target kind it applies to
     description: str  # what breaks, in an operator's words
     apply: Callable[[World, str], None]
+    # the target doctor reports the finding on, when it is not the one the fault is injected on (a vCenter
+    # check judges the hosts and VMs vCenter manages: RW301 is reported on esx-02, RW304 on compute-02):
+    # (world, injection target) -> reported target; None: reported where injected
+    reported_on: Callable[[World, str], str] | None = None
+
+    def reported_target(self, world: World, target: str) -> str:
+        return target if self.reported_on is None else self.reported_on(world, target)
 
 
 class FaultError(ValueError):
@@ -55,9 +65,10 @@ def targets_of(world: World, kind: str) -> list[str]:
     }[kind]
 
 
-def inject(world: World, spec: str) -> tuple[str, str]:
-    """Apply `CODE[@TARGET]`; without a target the second target of its kind (else the first)."""
-    code, _, target = spec.partition("@")
+def resolve_fault(world: World, code: str, target: str = "") -> tuple[Fault, str]:
+    """The fault for `code` and the target it is injected on. `target` may name that target or the one doctor
+    reports the finding on (`RW301@esx-02`: vCenter's fault, reported on the host); empty: the second target
+    of its kind (else the first)."""
     code = code.strip().upper()
     table = registry()
     if code not in table:
@@ -66,11 +77,23 @@ def inject(world: World, spec: str) -> tuple[str, str]:
     candidates = targets_of(world, fault.kind)
     if not candidates:
         raise FaultError(f"{code} needs a {fault.kind} target and the lab has none")
-    if target:
-        if target not in candidates:
-            raise FaultError(f"{code} applies to {fault.kind} targets ({', '.join(candidates)}), not {target!r}")
-    else:
-        target = candidates[1] if len(candidates) > 1 else candidates[0]
+    if not target:
+        return fault, candidates[1] if len(candidates) > 1 else candidates[0]
+    if target in candidates:
+        return fault, target
+    reported = {fault.reported_target(world, c): c for c in candidates}
+    if target in reported:
+        return fault, reported[target]
+    also = sorted(set(reported) - set(candidates))
+    where = f" or the target doctor reports it on ({', '.join(also)})" if also else ""
+    raise FaultError(f"{code} applies to {fault.kind} targets ({', '.join(candidates)}){where}, not {target!r}")
+
+
+def inject(world: World, spec: str) -> tuple[str, str]:
+    """Apply `CODE[@TARGET]` (see resolve_fault); returns the code and the target it was injected on."""
+    code, _, target = spec.partition("@")
+    fault, target = resolve_fault(world, code, target.strip())
+    code = fault.code
     fault.apply(world, target)
     world.faults.append((code, target))
     return code, target

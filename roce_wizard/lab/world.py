@@ -213,7 +213,7 @@ class Guest:
     qos_pfc: list[int] = field(default_factory=lambda: [0] * 8)
     faults: set[str] = field(default_factory=set)
     # rdma_cm configfs groups (`mkdir /sys/kernel/config/rdma_cm/<dev>`): device -> the boot_count it was made in
-    # (configfs is in memory: a group of an earlier boot is gone); lab/rdma_sysfs.py serves the files
+    # (configfs is in memory: a group of an earlier boot is gone); lab/guest/rdma_sysfs.py serves the files
     rdma_cm_groups: dict[str, int] = field(default_factory=dict)
 
     def interface(self, name: str) -> Interface | None:

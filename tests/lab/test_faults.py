@@ -30,6 +30,7 @@ from roce_wizard.engine import RunReport, run_checks
 from roce_wizard.inventory import Inventory, load_inventory
 from roce_wizard.model import Finding, Policy, Severity, Status, TargetKind
 from roce_wizard.playbook import load_playbook
+from roce_wizard.lab.faults import resolve_fault
 from roce_wizard.lab.server import read_env
 
 READY = all(importlib.util.find_spec(m) is not None for m in ("roce_wizard.lab.esxi", "roce_wizard.lab.guest"))
@@ -206,6 +207,14 @@ def test_fault_fails_exactly_its_check(doctor, baseline, code):
         f"{code} there said:\n{_show(mine) or '  (no finding)'}\nall non-passing findings:\n"
         f"{_show([f for f in findings if f.status is not Status.PASS])}")
 
+    # `lab up --fault CODE@T` takes the target doctor reported the finding on (RW301 on esx-02): it lands where
+    # this fault was injected
+    for f in mine:
+        if f.status is expected:
+            assert resolve_fault(doctor.lab.world, fault.code, f.target) == (fault, target), (
+                f"{fault.code} is reported on {f.target}, injected on {target}: --fault {fault.code}@{f.target} "
+                "must inject it there")
+
     base_skips = {(f.check, f.target, f.subject) for f in baseline[book].findings
                   if f.status is Status.SKIP and f.blocked_by is None}
     wrong = []
@@ -225,3 +234,17 @@ def test_fault_fails_exactly_its_check(doctor, baseline, code):
         wrong.append(f)
     assert not wrong, (f"{code} injected on {target} ({fault.description}): besides {code} on {target}, "
                        f"these findings are not pass or a skip blocked by {code}@{target}:\n{_show(wrong)}")
+
+
+@pytest.mark.skipif("vcenter" in ELSEWHERE, reason=ELSEWHERE.get("vcenter", ""))
+@pytest.mark.parametrize("spec", ["RW301@esx-02", "RW304@compute-02"])
+def test_fault_on_the_target_doctor_reports_it_on(doctor, spec):
+    """`lab up --fault RW301@esx-02`: the vCenter fault doctor reports on the host lands there, and doctor fails it."""
+    code, reported = spec.split("@")
+    doctor.reset()
+    try:
+        assert doctor.inject(spec) == (code, "vcenter")
+        report = doctor.run("vsphere-sriov")
+    finally:
+        doctor.reset()
+    assert {f.target for f in report.findings if f.check == code and f.status is Status.FAIL} == {reported}

@@ -99,6 +99,10 @@ def test_usage_errors(tmp_path, env, monkeypatch):
     assert bad_fault.returncode == 2 and "no lab fault for 'RW999'" in bad_fault.stderr
     bad_target = cli(env, "lab", "up", "--dir", str(tmp_path / "x"), "--fault", "RW001@nowhere")
     assert bad_target.returncode == 2 and "nowhere" in bad_target.stderr
+    # a vCenter fault takes the host doctor reports it on; another host is refused, naming the one it lands on
+    other_host = cli(env, "lab", "up", "--dir", str(tmp_path / "x"), "--fault", "RW301@esx-01")
+    assert other_host.returncode == 2
+    assert "or the target doctor reports it on (esx-02), not 'esx-01'" in " ".join(other_host.stderr.split())
     scenario = tmp_path / "broken.yaml"
     scenario.write_text("base: healthy\nset:\n  esx-01:\n    cards[1].confg.X: 1\n")
     bad_file = cli(env, "lab", "up", "--dir", str(tmp_path / "x"), "--scenario", str(scenario))

@@ -14,7 +14,7 @@ import asyncssh
 from roce_wizard.lab import faults as faults_mod
 from roce_wizard.lab import switch as sw_mod
 from roce_wizard.lab.scenarios import healthy
-from roce_wizard.lab.switch_nvue import NvueCli
+from roce_wizard.lab.switch.nvue import NvueCli
 from roce_wizard.parsers import PARSERS
 from roce_wizard.transports.switch import NETMIKO_DEVICE_TYPES
 

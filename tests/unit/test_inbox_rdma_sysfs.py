@@ -11,7 +11,8 @@ import subprocess
 
 import pytest
 
-from roce_wizard.lab import rdma_sysfs, scenarios
+from roce_wizard.lab import scenarios
+from roce_wizard.lab.guest import rdma_sysfs
 from roce_wizard.model import Status
 from roce_wizard.parsers import PARSERS
 from roce_wizard.probes import PROBES, SYSFS_GIDS

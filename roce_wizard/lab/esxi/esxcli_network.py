@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from roce_wizard.lab import esxi_dcb
+from roce_wizard.lab.esxi import dcb as esxi_dcb
 from roce_wizard.lab.esxi.common import (
     _err,
     _full_pci,

@@ -36,7 +36,20 @@ from roce_wizard.lab.guest.faults import FAULTS, VALIDATE_FAULTS
 from roce_wizard.lab.guest.files import file_errors, files, write_file
 from roce_wizard.lab.guest.programs import programs
 from roce_wizard.lab.guest.rdma import gid_table, rdma_ports, roce_mtu, visible_interfaces
-from roce_wizard.lab.guest.state import OFED_BUNDLE, OFED_DIR, sync
+from roce_wizard.lab.guest.state import OFED_BUNDLE, OFED_DIR, sync, wire
+from roce_wizard.lab.world import World
+
+
+def _programs(world: World, guest_name: str) -> dict:
+    """The package's `programs` as it is when called (a test may wrap the package's name)."""
+    return programs(world, guest_name)
+
+
+def _write_file(world: World, guest_name: str, path: str, content: str) -> str | None:
+    return write_file(world, guest_name, path, content)
+
+
+wire(_programs, _write_file)  # boot hooks, `timeout` and `systemctl start` run programs (see state._Wired)
 
 __all__ = ["FAULTS", "OFED_BUNDLE", "OFED_DIR", "VALIDATE_FAULTS", "add_baremetal", "file_errors", "files",
            "gid_table", "programs", "rdma_ports", "roce_mtu", "sync", "visible_interfaces", "write_file"]

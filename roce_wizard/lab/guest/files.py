@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from roce_wizard.lab import rdma_sysfs
+from roce_wizard.lab.guest import rdma_sysfs
 from roce_wizard.lab.guest.ethtool import _empty_rdma
 from roce_wizard.lab.guest.ip import _carrier, _driver, _flags, _max_mtu
 from roce_wizard.lab.guest.rdma import gid_table, rdma_ports, visible_interfaces

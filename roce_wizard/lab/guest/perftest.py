@@ -6,7 +6,7 @@ import ipaddress
 import random
 import time
 
-from roce_wizard.lab import perftest_cli
+from roce_wizard.lab.guest import perftest_cli
 from roce_wizard.lab.guest.ethtool import _prio_for
 from roce_wizard.lab.guest.ofed import _next_pid
 from roce_wizard.lab.guest.procs import _reap_servers

@@ -6,7 +6,7 @@ import re
 import time
 from typing import Any
 
-from roce_wizard.lab.guest.state import _err, _gs, _guest, _lab
+from roce_wizard.lab.guest.state import WIRED, _err, _gs, _guest, _lab
 from roce_wizard.lab.proto import Ctx, Reply
 from roce_wizard.lab.world import Guest, World
 
@@ -34,7 +34,7 @@ def _processes(world: World, guest: Guest) -> list[tuple[tuple[str, int], dict[s
 
 def _inner(ctx: Ctx, argv: list[str], name: str) -> Reply:
     """Run the command a wrapper (timeout, nohup) was given, as the shell would have."""
-    table = _package().programs(ctx.world, ctx.target)
+    table = WIRED.programs(ctx.world, ctx.target)
     prog = table.get(argv[0]) or table.get(argv[0].rsplit("/", 1)[-1])
     if prog is None:
         return _err(f"{name}: failed to run command '{argv[0]}': No such file or directory", 127)
@@ -132,10 +132,3 @@ def prog_rm(ctx: Ctx, argv: list[str]) -> Reply:
         if st["etc"].pop(path, None) is None and not force:
             errors.append(f"rm: cannot remove '{path}': No such file or directory")
     return Reply(stderr="".join(e + "\n" for e in errors), exit=1 if errors else 0)
-
-
-def _package():
-    """The package, looked up when called: programs reach(es) back into every module
-    here (and tests wrap the package's names), so binding at import time would make a cycle."""
-    from roce_wizard.lab import guest
-    return guest

@@ -6,7 +6,7 @@ import ipaddress
 import json
 import zlib
 
-from roce_wizard.lab import rdma_sysfs
+from roce_wizard.lab.guest import rdma_sysfs
 from roce_wizard.lab.guest.ip import _carrier
 from roce_wizard.lab.guest.rdma import RdmaPort, _bm_netdevs, gid_table, rdma_ports, visible_interfaces
 from roce_wizard.lab.guest.state import MTU_ENUM, _err, _gs, _guest, _ok

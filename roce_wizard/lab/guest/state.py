@@ -6,6 +6,7 @@ import random
 import re
 import shlex
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 from roce_wizard.lab.proto import Ctx, Program, Reply
@@ -20,6 +21,31 @@ LINE = "-" * 87
 MTU_ENUM = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}
 # the VMware PCI slots of the guest's NICs (ens192 -> 0b, ens224 -> 13, ens256 -> 1b)
 VM_PCI = {"ens192": "0000:0b:00.0", "ens224": "0000:13:00.0", "ens256": "0000:1b:00.0"}
+
+# ---------------------------------------------------------------------------- the package's entry points
+
+ProgramTable = Callable[[World, str], dict[str, Program]]
+FileWriter = Callable[[World, str, str, str], "str | None"]
+
+
+class _Wired:
+    """The guest package's program table and file writer, handed down by lab/guest/__init__.py.
+
+    They sit above this module (the programs read this state), yet a boot hook, `timeout`/`nohup`
+    and `systemctl start` run programs: the package wires its own entry points in when it is imported
+    (any import of a lab.guest module imports the package first), so no module here imports upwards.
+    """
+
+    programs: ProgramTable
+    write_file: FileWriter
+
+
+WIRED = _Wired()
+
+
+def wire(programs: ProgramTable, write_file: FileWriter) -> None:
+    WIRED.programs, WIRED.write_file = programs, write_file
+
 
 # ---------------------------------------------------------------------------- lab-side state
 
@@ -108,7 +134,7 @@ def _reset_counters(st: dict[str, Any], guest: Guest) -> None:
 
 def _run_boot_hooks(world: World, guest: Guest, st: dict[str, Any]) -> None:
     """Enabled systemd units written under /etc/systemd/system run their ExecStart lines at boot."""
-    table = _package().programs(world, guest.name)
+    table = WIRED.programs(world, guest.name)
     for unit, enabled in st["units"].items():
         text = st["etc"].get(f"/etc/systemd/system/{unit}")
         if enabled and text is not None:
@@ -127,7 +153,7 @@ def _run_simple(world: World, guest: Guest, table: dict[str, Program], line: str
     """A boot hook's command: `prog args` or `echo N > file` (no shell beyond that)."""
     m = re.fullmatch(r"\s*echo\s+(-n\s+)?(\S+)\s*>\s*(\S+)\s*", line)
     if m:
-        _package().write_file(world, guest.name, m.group(3), m.group(2).strip("'\"") + "\n")
+        WIRED.write_file(world, guest.name, m.group(3), m.group(2).strip("'\"") + "\n")
         return
     argv = shlex.split(line)
     if not argv:
@@ -195,9 +221,3 @@ def _err(text: str, code: int = 1) -> Reply:
 def _rng(*parts: Any) -> random.Random:
     return random.Random(zlib.crc32("|".join(map(str, parts)).encode()))
 
-
-def _package():
-    """The package, looked up when called: programs, write_file reach(es) back into every module
-    here (and tests wrap the package's names), so binding at import time would make a cycle."""
-    from roce_wizard.lab import guest
-    return guest

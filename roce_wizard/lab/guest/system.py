@@ -7,7 +7,7 @@ import zlib
 from typing import Any
 
 from roce_wizard.lab.guest.rdma import visible_interfaces
-from roce_wizard.lab.guest.state import OFED_BUNDLE, _driver_reload, _err, _exec_unit, _gs, _guest, _ok
+from roce_wizard.lab.guest.state import OFED_BUNDLE, WIRED, _driver_reload, _err, _exec_unit, _gs, _guest, _ok
 from roce_wizard.lab.proto import Ctx, Reply
 from roce_wizard.lab.world import Guest
 
@@ -110,7 +110,7 @@ def prog_systemctl(ctx: Ctx, argv: list[str]) -> Reply:
             if u == "openibd.service" and verb in ("start", "restart"):
                 _driver_reload(world, guest, st)
             elif u in st["units"] and verb in ("start", "restart"):
-                _exec_unit(world, guest, _package().programs(world, guest.name), st["etc"].get(f"/etc/systemd/system/{u}", ""))
+                _exec_unit(world, guest, WIRED.programs(world, guest.name), st["etc"].get(f"/etc/systemd/system/{u}", ""))
         return _ok()
     if verb in ("is-active", "status"):
         u = units[0] if units else "sshd.service"
@@ -261,10 +261,3 @@ def prog_tar(ctx: Ctx, argv: list[str]) -> Reply:
         return _err(f"tar: {names[0]}: Cannot open: No such file or directory\ntar: Error is not recoverable: "
                     "exiting now", 2)
     return _ok()
-
-
-def _package():
-    """The package, looked up when called: programs reach(es) back into every module
-    here (and tests wrap the package's names), so binding at import time would make a cycle."""
-    from roce_wizard.lab import guest
-    return guest

@@ -16,32 +16,32 @@ def _host_of(world: World, target: str) -> EsxiHost:
     return world.hosts[name]
 
 
-def _proc_virtualization_off(world: World, target: str) -> None:
+def _rw101(world: World, target: str) -> None:
     # the ESXi shell derives `HV Support: 2` (disabled in BIOS) from this attribute
     _host_of(world, target).bios["ProcVirtualization"] = "Disabled"
 
 
-def _vtd_off(world: World, target: str) -> None:
+def _rw102(world: World, target: str) -> None:
     host = _host_of(world, target)
     set_bmc_vendor(host, "hpe")  # only servers with a VT-d knob of its own can lose VT-d alone
     host.bios["IntelProcVtd"] = "Disabled"
 
 
-def _sriov_global_off(world: World, target: str) -> None:
+def _rw103(world: World, target: str) -> None:
     _host_of(world, target).bios["SriovGlobalEnable"] = "Disabled"
 
 
-def _dapc_profile(world: World, target: str) -> None:
+def _rw104(world: World, target: str) -> None:
     _host_of(world, target).bios["SysProfile"] = "PerfPerWattOptimizedDapc"
 
 
 FAULTS: dict[str, Fault] = {f.code: f for f in (
     Fault("RW101", "bmc", "BIOS Virtualization Technology (ProcVirtualization) disabled (ESXi shows HV Support 2)",
-          _proc_virtualization_off),
+          _rw101),
     Fault("RW102", "bmc", "an HPE iLO server with Intel VT-d (IntelProcVtd) disabled (Dell PowerEdge has no "
-                          "separate VT-d knob: ProcVirtualization covers it)", _vtd_off),
+                          "separate VT-d knob: ProcVirtualization covers it)", _rw102),
     Fault("RW103", "bmc", "BIOS SR-IOV Global Enable (SriovGlobalEnable) disabled: the host gets no VFs, its "
-                          "guests no RDMA device", _sriov_global_off),
+                          "guests no RDMA device", _rw103),
     Fault("RW104", "bmc", "BIOS System Profile left at the factory PerfPerWattOptimizedDapc (BIOS-controlled "
-                          "power management)", _dapc_profile),
+                          "power management)", _rw104),
 )}

@@ -17,4 +17,7 @@ DEFAULT_VFS = (8, 7)
 SERVICE_MODULES = ("roce_wizard.lab.switch", "roce_wizard.lab.vcenter", "roce_wizard.lab.redfish")
 DEVICE_MODULES = {"esxi": "roce_wizard.lab.esxi", "guest": "roce_wizard.lab.guest", "linux": "roce_wizard.lab.guest"}
 ENV_FILE = "lab.env"  # the lab's credentials, for `set -a; . DIR/lab.env; set +a`
+# what every sshd of the lab takes (hosts, guests, switches): text in UTF-8, nothing but a shell, login within 30 s
+SSHD_OPTIONS = {"encoding": "utf-8", "errors": "replace", "allow_scp": False, "agent_forwarding": False,
+                "x11_forwarding": False, "reuse_address": True, "login_timeout": 30}
 STATE_FLUSH_S = 1.0  # command-driven changes are written at most this often

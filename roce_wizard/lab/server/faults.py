@@ -8,10 +8,10 @@ from roce_wizard.lab.world import World
 # ---------------------------------------------------------------------------- the fault this module owns
 
 
-def _sshd_stopped(world: World, target: str) -> None:
+def _rw001(world: World, target: str) -> None:
     world.hosts[target].faults.add("RW001")
 
 
 FAULTS = {
-    "RW001": Fault("RW001", "esxi", "the host's SSH service is stopped: connections are refused", _sshd_stopped),
+    "RW001": Fault("RW001", "esxi", "the host's SSH service is stopped: connections are refused", _rw001),
 }

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from roce_wizard.lab.scenarios import WIDE_ABOVE, roce_ip
 from roce_wizard.lab.server.config import DEFAULT_VFS, ENV_FILE, ROCE_VMNICS, STATE_FILE
 from roce_wizard.lab.world import EsxiHost, Guest, World
 
@@ -70,8 +71,6 @@ def _roce_ip(world: World, guest: Guest) -> str | None:
     if guest.vm is None:
         return None
     # a fresh guest has no RoCE address yet: the one the healthy cluster gives it (the intent)
-    from roce_wizard.lab.scenarios import WIDE_ABOVE, roce_ip  # noqa: PLC0415
-
     digits = "".join(ch for ch in guest.name if ch.isdigit())
     return roce_ip(int(digits), len(world.hosts) > WIDE_ABOVE) if digits else None
 

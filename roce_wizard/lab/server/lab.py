@@ -25,6 +25,7 @@ from roce_wizard.lab.server.config import (
     INVENTORY_FILE,
     KNOWN_HOSTS_FILE,
     SERVICE_MODULES,
+    SSHD_OPTIONS,
     STATE_FILE,
     STATE_FLUSH_S,
     log,
@@ -216,17 +217,11 @@ class Lab:
             server_host_keys=[ep.host_key],
             authorized_client_keys=self._authorized,
             process_factory=lambda process: self._handle(ep, process),
-            encoding="utf-8",
-            errors="replace",
-            allow_scp=False,
-            agent_forwarding=False,
-            x11_forwarding=False,
-            reuse_address=True,
+            **SSHD_OPTIONS,
             server_version="OpenSSH_8.8",  # what ESXi 7.0U2's sshd reports
             # AES-GCM costs a fraction of asyncssh's per-packet chacha20 setup, on both ends (the
             # client's first choice is taken, so the lab offers only these); OpenSSH has them too
             encryption_algs=("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes256-ctr"),
-            login_timeout=30,
         )
         ep.port = ep.acceptor.sockets[0].getsockname()[1]
         target = self._target(ep)

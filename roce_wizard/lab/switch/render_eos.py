@@ -1,11 +1,11 @@
-"""Arista EOS show outputs, rendered from the world (split out of lab/switch.py; formats held against
+"""Arista EOS show outputs, rendered from the world (split out of lab/switch/__init__.py; formats held against
 seed 004 and the probes' captures).
 """
 
 from __future__ import annotations
 
-from roce_wizard.lab.switch_common import eos_short, roce_priority, _eos_mac, _lldp_peer, _reconcile, _uptime
-from roce_wizard.lab.switch_state import ECN_MAX_KB, ECN_MIN_KB, EOS_DEFAULT_MTU, EOS_MODEL, EOS_VERSION, cli_state
+from roce_wizard.lab.switch.common import eos_short, roce_priority, _eos_mac, _lldp_peer, _reconcile, _uptime
+from roce_wizard.lab.switch.state import ECN_MAX_KB, ECN_MIN_KB, EOS_DEFAULT_MTU, EOS_MODEL, EOS_VERSION, cli_state
 from roce_wizard.lab.world import Switch, SwitchPort, World
 
 

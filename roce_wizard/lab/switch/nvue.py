@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from roce_wizard.lab.switch_state import _restore, _snapshot, cli_state
+from roce_wizard.lab.switch.state import _restore, _snapshot, cli_state
 from roce_wizard.lab.world import Switch, World
 
 MTU_RANGE = (552, 9216)  # what the lab takes for `link mtu` (Spectrum ports; outside it NVUE refuses)

@@ -1,5 +1,5 @@
-"""Arista EOS commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of
-each command family: lab/switch.py's docstring.
+"""Arista EOS commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of
+each command family: lab/switch/__init__.py's docstring.
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ import difflib
 import re
 import time
 
-from roce_wizard.lab import switch_restore
-from roce_wizard.lab.switch_cli_base import render_running_config, _Frame, _Unrecognized
-from roce_wizard.lab.switch_common import resolve_ports, roce_priority, _parse_int_list, _reconcile
-from roce_wizard.lab.switch_render_eos import (
+from roce_wizard.lab.switch import restore as switch_restore
+from roce_wizard.lab.switch.cli_base import _Frame, _Unrecognized, render_running_config
+from roce_wizard.lab.switch.common import _parse_int_list, _reconcile, resolve_ports, roce_priority
+from roce_wizard.lab.switch.edits import map_dscps, save_file, saved_file, set_mtu
+from roce_wizard.lab.switch.render_eos import (
     _eos_default_tc,
     _eos_flowcontrol,
     _eos_interface,
@@ -22,12 +23,12 @@ from roce_wizard.lab.switch_render_eos import (
     _eos_qos_interface,
     _eos_qos_maps,
 )
-from roce_wizard.lab.switch_state import CliState, EOS_DEFAULT_MTU, MTU_RANGE, cli_state, _restore, _snapshot
+from roce_wizard.lab.switch.state import EOS_DEFAULT_MTU, CliState, _restore, cli_state
 from roce_wizard.lab.world import Switch, SwitchPort
 
 
 class EosCommands:
-    """Arista EOS commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of"""
+    """Arista EOS commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of"""
 
     def _show_eos(self, sw: Switch, words: list[str], low: list[str]) -> str:
         head = low[0]
@@ -126,11 +127,8 @@ class EosCommands:
                     return ""
                 if low[1] == "replace" and len(words) == 3:
                     where, _, name = words[2].partition(":")
-                    snap = cli_state(self.switch).files.get(f"{where.lower()}:{name}")
-                    if snap is None:
-                        raise _Unrecognized(kind="message", token=f"% Error opening {words[2]} (No such file or "
-                                                                  "directory)")
-                    _restore(self.switch, snap)
+                    _restore(self.switch, saved_file(self.switch, f"{where.lower()}:{name}",
+                                                     f"% Error opening {words[2]} (No such file or directory)"))
                     return ""
                 if low[1] == "session":
                     if len(words) < 3:
@@ -153,17 +151,13 @@ class EosCommands:
             m = re.fullmatch(r"copy (flash|checkpoint):([a-z0-9_.-]+) running-config", " ".join(low))
             if m:  # a copy onto running-config MERGES (DOMAIN §7); only `configure replace` restores exactly
                 self._need_enable()
-                snap = cli_state(self.switch).files.get(f"{m[1]}:{words[1].split(':', 1)[1]}")
-                if snap is None:
-                    raise _Unrecognized(kind="message", token=f"% Error opening {words[1]} (No such file or "
-                                                              "directory)")
-                switch_restore.merge(self.switch, snap)
+                switch_restore.merge(self.switch, saved_file(self.switch, f"{m[1]}:{words[1].split(':', 1)[1]}",
+                                                             f"% Error opening {words[1]} (No such file or directory)"))
                 return "Copy completed successfully."
             m = re.fullmatch(r"copy running-config (flash|checkpoint):([A-Za-z0-9_.-]+)", " ".join(low))
             if m:
                 self._need_enable()
-                _reconcile(self.world, self.switch)
-                cli_state(self.switch).files[f"{m[1]}:{words[2].split(':', 1)[1]}"] = _snapshot(self.switch)
+                save_file(self.world, self.switch, f"{m[1]}:{words[2].split(':', 1)[1]}")
                 return "Copy completed successfully."
             raise _Unrecognized(words[0])
         # every config mode
@@ -244,15 +238,7 @@ class EosCommands:
             dscps = _parse_int_list(m.group(1), 0, 63)
             if dscps is None:
                 raise _Unrecognized(kind="invalid")
-            for d in dscps:
-                if neg:
-                    state.dscp_map.pop(d, None)
-                else:
-                    tc = int(m.group(2))
-                    if tc == _eos_default_tc(d):
-                        state.dscp_map.pop(d, None)
-                    else:
-                        state.dscp_map[d] = tc
+            map_dscps(state.dscp_map, dscps, int(m.group(2)), _eos_default_tc, neg=neg)
             return ""
         return None  # nothing unmodelled is taken: a strict device refuses what the lab cannot vouch for
 
@@ -289,19 +275,7 @@ class EosCommands:
                 p.description = "" if neg else desc
             return ""
         if body[:1] == ["mtu"]:
-            if neg:
-                for p in ports:
-                    p.mtu = EOS_DEFAULT_MTU
-                return ""
-            if len(body) != 2 or not body[1].isdigit():
-                raise _Unrecognized(kind="incomplete" if len(body) == 1 else "invalid")
-            value = int(body[1])
-            lo, hi = MTU_RANGE["eos"]
-            if not lo <= value <= hi:
-                raise _Unrecognized(kind="invalid")
-            for p in ports:
-                p.mtu = value
-            return ""
+            return set_mtu(ports, body, neg=neg, vendor="eos", default=EOS_DEFAULT_MTU)
         if body == ["shutdown"]:
             for p in ports:
                 p.link_up = neg

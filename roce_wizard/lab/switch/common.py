@@ -1,5 +1,5 @@
 """Shared by the lab's vendor CLIs: RoCE priorities, port names and ranges, MACs, LLDP peers, and the
-reconciliation of vendor state with the world's port fields (split out of lab/switch.py).
+reconciliation of vendor state with the world's port fields (split out of lab/switch/__init__.py).
 """
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from roce_wizard.lab import switch_os10_qos as os10_qos
-from roce_wizard.lab.switch_state import (
+from roce_wizard.lab.switch import os10_qos
+from roce_wizard.lab.switch.state import (
     CliState,
     Os10Class,
     Os10Policy,

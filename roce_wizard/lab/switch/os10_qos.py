@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from roce_wizard.lab.switch_state import ECN_MAX_KB, ECN_MIN_KB, CliState, Os10PolicyClass, Os10Wred
+from roce_wizard.lab.switch.state import ECN_MAX_KB, ECN_MIN_KB, CliState, Os10PolicyClass, Os10Wred
 
 AUTO_PROFILE = "wred-ecn"  # the profile the lab names when a fault or the world turns ECN on by itself
 COLORS = ("green", "yellow", "red")

@@ -1,11 +1,11 @@
-"""NVIDIA Onyx show outputs, rendered from the world (split out of lab/switch.py; formats held against
+"""NVIDIA Onyx show outputs, rendered from the world (split out of lab/switch/__init__.py; formats held against
 the corpus onyx_* captures).
 """
 
 from __future__ import annotations
 
-from roce_wizard.lab.switch_common import onyx_id, roce_priority, _lldp_peer, _mac, _reconcile
-from roce_wizard.lab.switch_state import ECN_MAX_KB, ECN_MIN_KB, ONYX_DEFAULT_MTU, ONYX_VERSION, cli_state
+from roce_wizard.lab.switch.common import onyx_id, roce_priority, _lldp_peer, _mac, _reconcile
+from roce_wizard.lab.switch.state import ECN_MAX_KB, ECN_MIN_KB, ONYX_DEFAULT_MTU, ONYX_VERSION, cli_state
 from roce_wizard.lab.world import Switch, SwitchPort, World
 
 

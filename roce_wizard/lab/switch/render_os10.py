@@ -1,12 +1,12 @@
 """Dell OS10 show outputs and running configuration, rendered from the world (split out of
-lab/switch.py; the QoS blocks follow Dell's OS10 10.5.0 "Configure RoCE on the switch").
+lab/switch/__init__.py; the QoS blocks follow Dell's OS10 10.5.0 "Configure RoCE on the switch").
 """
 
 from __future__ import annotations
 
-from roce_wizard.lab import switch_os10_qos as os10_qos
-from roce_wizard.lab.switch_common import os10_id, _lldp_peer, _mac, _ranges, _reconcile
-from roce_wizard.lab.switch_state import OS10_DEFAULT_MTU, OS10_VERSION, cli_state
+from roce_wizard.lab.switch import os10_qos
+from roce_wizard.lab.switch.common import os10_id, _lldp_peer, _mac, _ranges, _reconcile
+from roce_wizard.lab.switch.state import OS10_DEFAULT_MTU, OS10_VERSION, cli_state
 from roce_wizard.lab.world import Switch, SwitchPort, World
 
 

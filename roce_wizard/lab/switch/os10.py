@@ -1,41 +1,39 @@
-"""Dell OS10 commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of
-each command family: lab/switch.py's docstring.
+"""Dell OS10 commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of
+each command family: lab/switch/__init__.py's docstring.
 """
 
 from __future__ import annotations
 
 import re
 
-from roce_wizard.lab import switch_os10_qos as os10_qos
-from roce_wizard.lab import switch_restore
-from roce_wizard.lab.switch_cli_base import render_running_config, _Frame, _Unrecognized
-from roce_wizard.lab.switch_common import (
-    resolve_ports,
-    roce_priority,
+from roce_wizard.lab.switch import os10_qos
+from roce_wizard.lab.switch import restore as switch_restore
+from roce_wizard.lab.switch.cli_base import _Frame, _Unrecognized, render_running_config
+from roce_wizard.lab.switch.common import (
     _apply_os10_policy,
     _apply_os10_queuing,
     _os10_derive,
     _os10_ecn_queues,
     _os10_nqos_cos,
     _parse_int_list,
-    _reconcile,
+    resolve_ports,
+    roce_priority,
 )
-from roce_wizard.lab.switch_render_os10 import _os10_interface, _os10_interface_status, _os10_lldp, _os10_qos_interface
-from roce_wizard.lab.switch_state import (
-    MTU_RANGE,
+from roce_wizard.lab.switch.edits import map_dscps, save_file, saved_file, set_description, set_mtu
+from roce_wizard.lab.switch.render_os10 import _os10_interface, _os10_interface_status, _os10_lldp, _os10_qos_interface
+from roce_wizard.lab.switch.state import (
     OS10_DEFAULT_MTU,
     Os10Class,
     Os10Policy,
     Os10PolicyClass,
     cli_state,
     default_switch_priority,
-    _snapshot,
 )
 from roce_wizard.lab.world import Switch, SwitchPort
 
 
 class Os10Commands:
-    """Dell OS10 commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of"""
+    """Dell OS10 commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of"""
 
     def _show_os10(self, sw: Switch, words: list[str], low: list[str]) -> str:
         head = low[0]
@@ -101,14 +99,11 @@ class Os10Commands:
                 return ""
             if len(words) == 3 and low[0] == "copy" and low[1] == "running-configuration" and \
                     re.fullmatch(r"config://[a-z0-9_.-]+", low[2]):
-                _reconcile(self.world, sw)
-                state.files[f"os10:{words[2][9:]}"] = _snapshot(sw)
+                save_file(self.world, sw, f"os10:{words[2][9:]}")
                 return ""
             if len(words) == 3 and low[0] == "copy" and low[2] == "running-configuration" and \
                     low[1].startswith("config://"):
-                snap = state.files.get(f"os10:{words[1][9:]}")
-                if snap is None:
-                    raise _Unrecognized(kind="message", token=f"% Error: {words[1]}: No such file or directory")
+                snap = saved_file(sw, f"os10:{words[1][9:]}", f"% Error: {words[1]}: No such file or directory")
                 # a copy onto the running configuration MERGES (DOMAIN §7): what a change added stays
                 switch_restore.merge(sw, snap)
                 _os10_derive(self.world, sw)
@@ -265,13 +260,7 @@ class Os10Commands:
                 dscps = _parse_int_list(m.group(2), 0, 63)
                 if dscps is None:
                     raise _Unrecognized(kind="invalid")
-                overrides = state.os10_dscp_maps[frame.data["name"]]
-                for d in dscps:
-                    group = int(m.group(1))
-                    if group == default_switch_priority(d):
-                        overrides.pop(d, None)
-                    else:
-                        overrides[d] = group
+                map_dscps(state.os10_dscp_maps[frame.data["name"]], dscps, int(m.group(1)), default_switch_priority)
                 return ""
         if mode == "sysqos":
             m = re.fullmatch(r"trust-map dscp (\S+)", " ".join(body_w).lower())
@@ -310,24 +299,10 @@ class Os10Commands:
         body_w = words[1:] if neg else words
         text = " ".join(body)
         if body[:1] == ["mtu"]:
-            if neg:
-                for p in ports:
-                    p.mtu = OS10_DEFAULT_MTU
-                return ""
-            if len(body) != 2 or not body[1].isdigit():
-                raise _Unrecognized(kind="incomplete" if len(body) == 1 else "invalid")
-            value = int(body[1])
-            lo, hi = MTU_RANGE["os10"]
-            if not lo <= value <= hi:
-                raise _Unrecognized(kind="message", token=f"% Error: MTU value out of range ({lo}-{hi}).")
-            for p in ports:
-                p.mtu = value
-            return ""
+            return set_mtu(ports, body, neg=neg, vendor="os10", default=OS10_DEFAULT_MTU,
+                           out_of_range="% Error: MTU value out of range ({lo}-{hi}).")
         if body[:1] == ["description"]:
-            desc = " ".join(body_w[1:]).strip('"')
-            for p in ports:
-                p.description = "" if neg else desc
-            return ""
+            return set_description(ports, body_w, neg=neg)
         if body == ["shutdown"]:
             for p in ports:
                 p.link_up = neg

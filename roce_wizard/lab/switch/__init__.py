@@ -1,8 +1,8 @@
 """Simulated Ethernet switches: vendor CLIs (Arista EOS, NVIDIA Onyx, Dell OS10) and Cumulus NVUE over SSH.
 
-This module is the SSH server, the faults and the names the rest imports; the CLI lives in switch_cli
-(with the switch_eos / switch_onyx / switch_os10 command mixins), the show outputs in switch_render_*,
-the shared helpers in switch_common, the state in switch_state, NVUE in switch_nvue.
+This module is the SSH server, the faults and the names the rest imports; the CLI lives in cli
+(with the eos / onyx / os10 command mixins), the show outputs in render_*,
+the shared helpers in common, the state in state, NVUE in nvue.
 
 Each switch in the world gets an asyncssh server whose interactive shell is a :class:`SwitchCli`:
 a per-session state machine fed one line at a time, with the vendor's real prompts and modes
@@ -48,8 +48,8 @@ prints it, OS10 `% Error: Unrecognized command.` as real OS10 10.5 answers quote
         `random-detect ecn` / `random-detect color …` / `random-detect NAME`, `service-policy`, `trust-map
         dscp`, `priority-flow-control mode on` — Dell SmartFabric OS10 User Guide 10.5.0, "Configure RoCE on the
         switch"; `mtu` — Dell's dellemc.os10 collection (os10_interface); `copy running-configuration
-        config://F` and `copy config://F running-configuration` (a MERGE: switch_restore) — DOMAIN §7.
-  NVUE  lab/switch_nvue.py names its own.
+        config://F` and `copy config://F running-configuration` (a MERGE: restore.py) — DOMAIN §7.
+  NVUE  lab/switch/nvue.py names its own.
 """
 
 from __future__ import annotations
@@ -62,24 +62,22 @@ from typing import Any
 
 import asyncssh
 
-from roce_wizard.lab.faults import Fault
-from roce_wizard.lab.switch_cli import SwitchCli
-from roce_wizard.lab.switch_cli_base import _Frame
-from roce_wizard.lab.switch_common import roce_priority, _reconcile
-from roce_wizard.lab.switch_nvue import NvueCli
-from roce_wizard.lab.switch_state import DEVICE_TYPES, VENDORS, cli_state
-from roce_wizard.lab.world import Switch, SwitchPort, World
+from roce_wizard.lab.server.config import SSHD_OPTIONS
+from roce_wizard.lab.switch.cli import SwitchCli
+from roce_wizard.lab.switch.cli_base import _Frame, render_running_config
+from roce_wizard.lab.switch.common import resolve_ports, roce_lossless, switch_priority
+from roce_wizard.lab.switch.faults import FAULTS, fault_port
+from roce_wizard.lab.switch.nvue import NvueCli
+from roce_wizard.lab.switch.state import DEVICE_TYPES, VENDORS, CliState, cli_state, freeze
+from roce_wizard.lab.world import Switch, World
 
-# what tests and the rest of the lab take from lab.switch (the code lives in the modules it was split into)
-from roce_wizard.lab.switch_cli_base import render_running_config  # noqa: E402,F401
-from roce_wizard.lab.switch_common import resolve_ports, roce_lossless, switch_priority  # noqa: E402,F401
-from roce_wizard.lab.switch_state import CliState, freeze  # noqa: E402,F401
+# __all__ (at the end): what tests and the rest of the lab take from lab.switch, the code living in its modules
 
 # --------------------------------------------------------------------------------------------
 # the SSH server
 
 
-LAB_VENDORS = (*VENDORS, "nvue")  # NVUE is a Linux shell with `nv` (lab/switch_nvue.py), not a vendor CLI mode tree
+LAB_VENDORS = (*VENDORS, "nvue")  # NVUE is a Linux shell with `nv` (lab/switch/nvue.py), not a vendor CLI mode tree
 _BANNERS = {
     "nvue": "",
     "eos": "",
@@ -199,15 +197,9 @@ async def start_switch_server(
         server_host_keys=[host_key],
         process_factory=process_factory,
         line_editor=True,  # echo and line editing, which netmiko's prompt handling relies on
-        encoding="utf-8",
-        errors="replace",
-        allow_scp=False,
-        agent_forwarding=False,
-        x11_forwarding=False,
-        reuse_address=True,
+        **SSHD_OPTIONS,
         server_version={"eos": "OpenSSH_8.7", "onyx": "OpenSSH_7.4", "os10": "OpenSSH_7.9p1",
                         "nvue": "OpenSSH_8.4p1"}[switch.vendor],
-        login_timeout=30,
     )
     bound["port"] = acceptor.sockets[0].getsockname()[1]
     switch.ssh_port = bound["port"]
@@ -307,109 +299,17 @@ async def serve(lab: Any) -> None:
                  defaults={"options": {"known_hosts": str(known)}})
 
 
-# --------------------------------------------------------------------------------------------
-# faults (kind "switch"): each breaks exactly what its check reads
-
-
-def fault_port(world: World, switch: Switch) -> SwitchPort:
-    """The port a single-port fault breaks: the one cabled to the second host's VF-carrying vmnic
-    (the first host's when there is only one), so the fault sits on a path RoCE traffic uses."""
-    hosts = list(world.hosts)
-    preferred = hosts[1] if len(hosts) > 1 else (hosts[0] if hosts else None)
-    vf_nics = {"vmnic2"}
-    for vm in world.vms.values():
-        if vm.host == preferred and vm.vf_port is not None:
-            vf_nics = {f"vmnic{1 + vm.vf_port}"}
-    for p in switch.ports:
-        if p.peer and p.peer[0] == preferred and p.peer[1] in vf_nics:
-            return p
-    cabled = [p for p in switch.ports if p.peer]
-    if not cabled and not switch.ports:
-        raise ValueError(f"switch {switch.name} has no ports")
-    return (cabled or switch.ports)[min(1, len(cabled or switch.ports) - 1)]
-
-
-def _fault(code: str, description: str, change: Callable[[World, Switch], None]) -> Fault:
-    def apply(world: World, target: str) -> None:
-        switch = world.switches[target]
-        _reconcile(world, switch)
-        change(world, switch)
-        _reconcile(world, switch)
-        switch.faults.add(code)
-
-    return Fault(code, "switch", description, apply)
-
-
-def _rw501(world: World, sw: Switch) -> None:
-    fault_port(world, sw).pfc_enabled = False
-
-
-def _rw502(world: World, sw: Switch) -> None:
-    roce = roce_priority(world)
-    wrong = 4 if roce != 4 else 5
-    ports = sw.ports if sw.vendor == "onyx" else [fault_port(world, sw)]  # Onyx's list is switch-wide
-    for p in ports:
-        p.no_drop = (p.no_drop - {roce}) | {wrong}
-
-
-def _rw503(world: World, sw: Switch) -> None:
-    fault_port(world, sw).trust = "pcp"
-
-
-def _rw504(world: World, sw: Switch) -> None:
-    fault_port(world, sw).mtu = 1500
-
-
-def _rw505(world: World, sw: Switch) -> None:
-    fault_port(world, sw).flowcontrol_rx = True
-
-
-def _rw506(world: World, sw: Switch) -> None:
-    fault_port(world, sw).ecn = False
-
-
-def _rw507(world: World, sw: Switch) -> None:
-    """Half-lossless: every switch-side check holds (PFC on, no-drop = policy priority, trust DSCP,
-    ECN on that queue), but the switch's DSCP map sends the RoCE DSCP to another priority than the
-    hosts' map does, so RoCE rides a lossy class on the switch while the hosts pause their priority."""
-    roce = roce_priority(world)
-    dscp = int(world.policy.get("roce_dscp", 26))
-    wrong = 4 if roce != 4 else 5
-    state = cli_state(sw)
-    if sw.vendor == "os10":
-        name = "dscp-tc-custom"
-        state.os10_dscp_maps[name] = {dscp: wrong}
-        for p in sw.ports:
-            if p.trust == "dscp":
-                state.os10_port_trust_map[p.name] = name
-    else:
-        state.dscp_map[dscp] = wrong
-
-
-FAULTS: dict[str, Fault] = {
-    f.code: f
-    for f in (
-        _fault("RW501", "PFC is off on the switch port of one RoCE host", _rw501),
-        _fault("RW502", "the switch's no-drop priority is 4 instead of the policy's (switch-wide on Onyx)", _rw502),
-        _fault("RW503", "one RoCE switch port trusts PCP (CoS) instead of DSCP", _rw503),
-        _fault("RW504", "one RoCE switch port has MTU 1500", _rw504),
-        _fault("RW505", "link-level flow control (receive on) is enabled on one RoCE switch port", _rw505),
-        _fault("RW506", "ECN marking is off on the RoCE queue of one switch port", _rw506),
-        _fault("RW507", "the switch maps the RoCE DSCP to priority 4 while the hosts map it to 3: "
-                        "RoCE rides a lossy class on the switch (half-lossless)", _rw507),
-    )
-}
-
 __all__ = [
     "DEVICE_TYPES",
     "FAULTS",
     "VENDORS",
     "CliState",
     "SwitchCli",
+    "cabling",
     "cli_state",
     "fault_port",
+    "freeze",
     "inventory_entry",
-    "cabling",
     "render_running_config",
     "resolve_ports",
     "roce_lossless",

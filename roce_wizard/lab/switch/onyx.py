@@ -1,14 +1,15 @@
-"""NVIDIA Onyx commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of
-each command family: lab/switch.py's docstring.
+"""NVIDIA Onyx commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of
+each command family: lab/switch/__init__.py's docstring.
 """
 
 from __future__ import annotations
 
 import re
 
-from roce_wizard.lab.switch_cli_base import render_running_config, _Frame, _Unrecognized, _VOCAB_LOWER
-from roce_wizard.lab.switch_common import resolve_ports, roce_priority, _parse_int_list, _reconcile
-from roce_wizard.lab.switch_render_onyx import (
+from roce_wizard.lab.switch.cli_base import _VOCAB_LOWER, _Frame, _Unrecognized, render_running_config
+from roce_wizard.lab.switch.common import _parse_int_list, resolve_ports, roce_priority
+from roce_wizard.lab.switch.edits import map_dscps, save_file, saved_file, set_description, set_mtu
+from roce_wizard.lab.switch.render_onyx import (
     _onyx_congestion,
     _onyx_dcb_pfc,
     _onyx_interface,
@@ -16,19 +17,17 @@ from roce_wizard.lab.switch_render_onyx import (
     _onyx_pfc_global,
     _onyx_qos_interface,
 )
-from roce_wizard.lab.switch_state import (
-    MTU_RANGE,
+from roce_wizard.lab.switch.state import (
     ONYX_DEFAULT_MTU,
+    _restore,
     cli_state,
     default_switch_priority,
-    _restore,
-    _snapshot,
 )
 from roce_wizard.lab.world import Switch, SwitchPort
 
 
 class OnyxCommands:
-    """NVIDIA Onyx commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch.py). Sources of"""
+    """NVIDIA Onyx commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of"""
 
     def _show_onyx(self, sw: Switch, words: list[str], low: list[str]) -> str:
         head = low[0]
@@ -110,14 +109,10 @@ class OnyxCommands:
             self._save()
             return ""
         if low[:3] == ["configuration", "write", "to"] and len(words) in (4, 5) and low[4:] in ([], ["no-switch"]):
-            _reconcile(self.world, self.switch)
-            cli_state(self.switch).files[f"onyx:{words[3]}"] = _snapshot(self.switch)
+            save_file(self.world, self.switch, f"onyx:{words[3]}")
             return ""
         if low[:2] == ["configuration", "switch-to"] and len(words) == 3:
-            snap = cli_state(self.switch).files.get(f"onyx:{words[2]}")
-            if snap is None:
-                raise _Unrecognized(kind="message", token=f"% File {words[2]} does not exist")
-            _restore(self.switch, snap)
+            _restore(self.switch, saved_file(self.switch, f"onyx:{words[2]}", f"% File {words[2]} does not exist"))
             return ""
         neg = low[0] == "no"
         body_w = words[1:] if neg else words
@@ -198,12 +193,7 @@ class OnyxCommands:
             dscps = _parse_int_list(m.group(1), 0, 63)
             if dscps is None:
                 raise _Unrecognized(m.group(1).split()[0])
-            for d in dscps:
-                prio = int(m.group(2))
-                if neg or prio == default_switch_priority(d):
-                    state.dscp_map.pop(d, None)
-                else:
-                    state.dscp_map[d] = prio
+            map_dscps(state.dscp_map, dscps, int(m.group(2)), default_switch_priority, neg=neg)
             return ""
         return None
 
@@ -214,24 +204,10 @@ class OnyxCommands:
         body = low[1:] if neg else low
         text = " ".join(body)
         if body[:1] == ["mtu"]:
-            if neg:
-                for p in ports:
-                    p.mtu = ONYX_DEFAULT_MTU
-                return ""
-            if len(body) < 2 or not body[1].isdigit() or body[2:] not in ([], ["force"]):
-                raise _Unrecognized(kind="incomplete" if len(body) == 1 else "invalid", token=words[-1])
-            value = int(body[1])
-            lo, hi = MTU_RANGE["onyx"]
-            if not lo <= value <= hi:
-                raise _Unrecognized(kind="message", token=f"% MTU must be between {lo} and {hi}")
-            for p in ports:
-                p.mtu = value
-            return ""
+            return set_mtu(ports, body, neg=neg, vendor="onyx", default=ONYX_DEFAULT_MTU, suffixes=((), ("force",)),
+                           token=words[-1], out_of_range="% MTU must be between {lo} and {hi}")
         if body[:1] == ["description"]:
-            desc = " ".join(words[2:] if neg else words[1:]).strip('"')
-            for p in ports:
-                p.description = "" if neg else desc
-            return ""
+            return set_description(ports, words[1:] if neg else words, neg=neg)
         if body == ["shutdown"]:
             for p in ports:
                 p.link_up = neg

@@ -8,12 +8,12 @@ import copy
 import re
 import time
 
-from roce_wizard.lab.switch_cli_base import render_running_config, _Frame, _Unrecognized, _expand
-from roce_wizard.lab.switch_common import resolve_ports, _eos_mac, _mac, _reconcile, _uptime
-from roce_wizard.lab.switch_eos import EosCommands
-from roce_wizard.lab.switch_onyx import OnyxCommands
-from roce_wizard.lab.switch_os10 import Os10Commands
-from roce_wizard.lab.switch_state import EOS_MODEL, EOS_VERSION, ONYX_VERSION, OS10_VERSION, VENDORS, cli_state
+from roce_wizard.lab.switch.cli_base import render_running_config, _Frame, _Unrecognized, _expand
+from roce_wizard.lab.switch.common import resolve_ports, _eos_mac, _mac, _reconcile, _uptime
+from roce_wizard.lab.switch.eos import EosCommands
+from roce_wizard.lab.switch.onyx import OnyxCommands
+from roce_wizard.lab.switch.os10 import Os10Commands
+from roce_wizard.lab.switch.state import EOS_MODEL, EOS_VERSION, ONYX_VERSION, OS10_VERSION, VENDORS, cli_state
 from roce_wizard.lab.world import Switch, SwitchPort, World
 
 

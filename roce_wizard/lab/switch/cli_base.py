@@ -1,5 +1,5 @@
 """The pieces every vendor CLI shares: the refusal exception, mode frames, keyword abbreviation, and
-the running configuration each vendor prints (split out of lab/switch.py).
+the running configuration each vendor prints (split out of lab/switch/__init__.py).
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from roce_wizard.lab.switch_render_eos import _eos_running_config
-from roce_wizard.lab.switch_render_onyx import _onyx_running_config
-from roce_wizard.lab.switch_render_os10 import _os10_running_config
+from roce_wizard.lab.switch.render_eos import _eos_running_config
+from roce_wizard.lab.switch.render_onyx import _onyx_running_config
+from roce_wizard.lab.switch.render_os10 import _os10_running_config
 from roce_wizard.lab.world import Switch, SwitchPort, World
 
 

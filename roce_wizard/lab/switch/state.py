@@ -1,6 +1,6 @@
 """The state a lab switch keeps beside the world's port fields, and its saved configurations.
 
-Split out of lab/switch.py so the per-vendor modules (os10_qos, restore) share it without an import
+Split out of lab/switch/__init__.py so the per-vendor modules (os10_qos, restore) share it without an import
 cycle. What lives here: the vendors' constants, :class:`CliState` (OS10 class-maps, policy-maps and
 WRED profiles, Onyx's switch-wide PFC switch, DSCP maps, saved files), snapshots of a configuration
 and the whole-configuration restore that the vendors' replace commands do.

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 
-from roce_wizard.lab.switch_state import (
+from roce_wizard.lab.switch.state import (
     EOS_DEFAULT_MTU,
     ONYX_DEFAULT_MTU,
     OS10_DEFAULT_MTU,
