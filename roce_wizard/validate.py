@@ -39,7 +39,7 @@ from roce_wizard.transports.base import Session, Transport, TransportError
 
 if TYPE_CHECKING:
     from roce_wizard.engine import TargetRun
-    from roce_wizard.runlog import RunLog
+    from roce_wizard.records.runlog import RunLog
 
 NODE_KINDS = (TargetKind.GUEST, TargetKind.LINUX)
 # what a pair measurement needs to know of each node (the facts RW402/RW407 judge)

@@ -34,7 +34,7 @@ class LabError(Exception):
 
 
 def labs_root() -> Path:
-    from roce_wizard.runlog import state_dir  # noqa: PLC0415
+    from roce_wizard.records.runlog import state_dir  # noqa: PLC0415
 
     return state_dir() / "lab"
 

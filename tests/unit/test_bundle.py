@@ -18,7 +18,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from roce_wizard.bundle import REDACTED, Anonymizer, Redactor, build_bundle, incast_svg, render_html
+from roce_wizard.records.bundle import REDACTED, Anonymizer, Redactor, build_bundle, incast_svg, render_html
 from roce_wizard.cli import app
 from tests.conftest import REPO
 
@@ -323,7 +323,7 @@ def test_html_is_self_contained_with_tables_and_an_incast_plot():
 
 def test_a_secret_that_survives_redaction_means_no_bundle(recorded, monkeypatch):
     """The last line of defence: a secret the patterns missed is found by value and nothing is written."""
-    import roce_wizard.bundle as bundle_mod
+    import roce_wizard.records.bundle as bundle_mod
 
     run, inventory, tmp = recorded
     monkeypatch.setattr(bundle_mod.Redactor, "text", lambda self, text, counts: text)  # a redactor that misses

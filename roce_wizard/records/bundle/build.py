@@ -11,7 +11,7 @@
         reboot-ledger.json   per host: pending reboots and reboot history
         inventory.yaml       the inventory as roce-wizard resolved it, credentials as references only
 
-Secrets never reach the archive. Every file goes through the same redaction (roce_wizard.redact): the values the
+Secrets never reach the archive. Every file goes through the same redaction (roce_wizard.records.bundle.redact): the values the
 inventory resolves as secrets (plaintext passwords, the env vars and keyring entries it references, secret-named
 options, dotenv files beside it such as a lab's lab.env, the SSH key file's lines), PEM private key blocks,
 `password=`/`token:`/`secret`/`community` forms, switch-config secrets per vendor (roce_wizard.switch_secrets),
@@ -19,7 +19,7 @@ bearer/basic auth and URL userinfo. The manifest counts, per file, what was reda
 written each member is checked byte by byte for every known secret; one left means no bundle (BundleError), not a
 leaky one.
 
-`anonymize=True` (roce_wizard.anonymize) also replaces hostnames, IPv4/IPv6 addresses (perftest's decimal GIDs
+`anonymize=True` (roce_wizard.records.bundle.anonymize) also replaces hostnames, IPv4/IPv6 addresses (perftest's decimal GIDs
 included), MACs, GUIDs, UUIDs, serial numbers, home directories and site directories with pseudonyms that are
 consistent across every file (same input, same pseudonym; MAC, GUID and EUI-64 GID spellings of one address map
 alike), keep their syntax (so `analyze` still parses the outputs) and keep structure readable: esxi-01, guest-02,
@@ -48,8 +48,8 @@ import yaml
 
 from roce_wizard import __version__
 from roce_wizard.analyze_runs import results_from_events
-from roce_wizard.anonymize import Anonymizer
-from roce_wizard.redact import (
+from roce_wizard.records.bundle.anonymize import Anonymizer
+from roce_wizard.records.bundle.redact import (
     _SECRET_ENV,
     _SECRET_KEY,
     MIN_SECRET_LEN,
@@ -72,7 +72,7 @@ class BundleError(Exception):
 
 def find_run(run: Path | None, base: Path | None = None) -> Path:
     """The run directory to export: `run` as given, else the newest run under the state dir."""
-    from roce_wizard.runlog import runs_dir  # noqa: PLC0415
+    from roce_wizard.records.runlog import runs_dir  # noqa: PLC0415
 
     if run is not None:
         if not run.is_dir():
@@ -104,13 +104,13 @@ def _run_order(run: Path) -> tuple[str, int]:
 
 
 def _read_json(path: Path) -> Any:
-    from roce_wizard.runlog import read_json_file  # noqa: PLC0415
+    from roce_wizard.records.runlog import read_json_file  # noqa: PLC0415
 
     return read_json_file(path)  # torn (cut mid-character, NUL padding): None, said once
 
 
 def _events(run_dir: Path) -> list[dict[str, Any]]:
-    from roce_wizard.runlog import read_events  # noqa: PLC0415
+    from roce_wizard.records.runlog import read_events  # noqa: PLC0415
 
     return read_events(run_dir)
 
@@ -298,7 +298,7 @@ def _host_versions(facts: dict[str, Any], kind: str) -> dict[str, Any]:
 
 def reboot_ledger(run_dir: Path, events: list[dict[str, Any]], hosts: set[str]) -> dict[str, Any]:
     """The reboot ledger (roce_wizard.reboots) for this run's hosts."""
-    from roce_wizard.reboots import build_ledger, ledger_from_events  # noqa: PLC0415
+    from roce_wizard.records.ledger import build_ledger, ledger_from_events  # noqa: PLC0415
 
     try:
         # under a state dir: every run's events (the ledger spans runs); a run dir elsewhere: its own
