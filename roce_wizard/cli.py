@@ -89,8 +89,8 @@ def doctor(
 ) -> None:
     """Run the checks on every target of the inventory and report, by stage and target."""
     from roce_wizard.engine import run_checks  # noqa: PLC0415
-    from roce_wizard.report import render_terminal, to_json_dict  # noqa: PLC0415
-    from roce_wizard.runlog import RunLog, diff_results, previous_results  # noqa: PLC0415
+    from roce_wizard.records.report import render_terminal, to_json_dict  # noqa: PLC0415
+    from roce_wizard.records.runlog import RunLog, diff_results, previous_results  # noqa: PLC0415
 
     setup = _setup(inventory, playbook, select_, skip, stage, host, checks_dir)
     targets, chosen, stage_of, policy = setup.targets, setup.chosen, setup.stage_of, setup.policy
@@ -118,7 +118,7 @@ def doctor(
                  checks=list(chosen), policy=policy.to_dict())
     tool_facts = None
     if replay is None:  # the ledger knows which guests' VMs this tool powered off (RW001 says so)
-        from roce_wizard.reboots import build_ledger, vm_aliases  # noqa: PLC0415
+        from roce_wizard.records.ledger import build_ledger, vm_aliases  # noqa: PLC0415
         from roce_wizard.vm_restore import vm_power_facts  # noqa: PLC0415
 
         tool_facts = vm_power_facts(build_ledger(runlog.path.parent.parent, vm_aliases(targets)), targets)
@@ -175,9 +175,9 @@ def fix(
     from roce_wizard.engine import run_checks  # noqa: PLC0415
     from roce_wizard.fixes import FixContext, RoundHooks, fix_until_ready  # noqa: PLC0415
     from roce_wizard.model import Safety  # noqa: PLC0415
-    from roce_wizard.reboots import scoped_ledger  # noqa: PLC0415
-    from roce_wizard.report import summary_line  # noqa: PLC0415
-    from roce_wizard.runlog import RunLog  # noqa: PLC0415
+    from roce_wizard.records.ledger import scoped_ledger  # noqa: PLC0415
+    from roce_wizard.records.report import summary_line  # noqa: PLC0415
+    from roce_wizard.records.runlog import RunLog  # noqa: PLC0415
 
     setup = _setup(inventory, playbook, select_, skip, stage, host, checks_dir)
     console = Console()
@@ -364,7 +364,7 @@ def analyze(
 ) -> None:
     """Judge pasted tool outputs offline: detect the tool, parse, run every check the facts allow."""
     from roce_wizard.analyze import InputError, analyze_paths, exit_code_of  # noqa: PLC0415
-    from roce_wizard.report import STYLE, SYMBOL  # noqa: PLC0415
+    from roce_wizard.records.report import STYLE, SYMBOL  # noqa: PLC0415
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
@@ -423,7 +423,7 @@ def export(
 ) -> None:
     """Write a support bundle (.tar.gz) of one run: summary (Markdown + HTML), results, events, raw outputs,
     versions, reboot ledger and the inventory, with every secret removed."""
-    from roce_wizard.bundle import BundleError, build_bundle, check_writable, find_run, listing  # noqa: PLC0415
+    from roce_wizard.records.bundle import BundleError, build_bundle, check_writable, find_run, listing  # noqa: PLC0415
 
     if run is not None and last:
         raise _err("--run and --last: pick one")
@@ -460,8 +460,8 @@ def reboots_command(
     each item names the run that recorded it."""
     import fnmatch  # noqa: PLC0415
 
-    from roce_wizard.ledger_scope import clusters  # noqa: PLC0415
-    from roce_wizard.reboots import all_events, ledger_from_events  # noqa: PLC0415
+    from roce_wizard.records.ledger_scope import clusters  # noqa: PLC0415
+    from roce_wizard.records.ledger import all_events, ledger_from_events  # noqa: PLC0415
 
     patterns = _split(host)
     events = all_events()

@@ -33,7 +33,7 @@ from roce_wizard.model import (
 from roce_wizard.parsers import PARSERS, ParseError
 from roce_wizard.parsers.base import parser_bug
 from roce_wizard.probes import PROBES, Probe, UnsafeValue, probe_order
-from roce_wizard.runlog import RunLog
+from roce_wizard.records.runlog import RunLog
 from roce_wizard.transports.base import CommandResult, Session, Transport, TransportError
 
 EventSink = Callable[[str, dict[str, Any]], None]

@@ -19,7 +19,7 @@ from typing import Any
 from roce_wizard.engine import RunReport
 from roce_wizard.model import FixPlan, Policy, RebootKind, Safety, Status, Target, TargetKind
 from roce_wizard.probes import UnsafeValue
-from roce_wizard.runlog import RunLog
+from roce_wizard.records.runlog import RunLog
 from roce_wizard.transports.base import Transport, TransportError
 
 
@@ -225,10 +225,13 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     until no host needs another reboot, then come back once (one restart per VM, which also covers guest
     changes that wait for a VM reboot)."""
     from roce_wizard.engine import run_checks  # noqa: PLC0415
-    from roce_wizard.ledger_scope import identities_in_run, scope_events, scoped_names  # noqa: PLC0415
+    from roce_wizard.records.ledger_scope import identities_in_run, scope_events, scoped_names  # noqa: PLC0415
+    from roce_wizard.records.ledger import (  # noqa: PLC0415
+        HOST_REBOOTS, HostState, all_events, ledger_from_events, vm_aliases,
+    )
     from roce_wizard.reboots import (  # noqa: PLC0415
-        HOST_REBOOTS, HostState, RebootError, RebootOutcome, RebootPlan, all_events, exit_maintenance,
-        ledger_from_events, reboot_hosts, record_verification, resume_interrupted, set_vm_power, vm_aliases,
+        RebootError, RebootOutcome, RebootPlan, exit_maintenance, reboot_hosts, record_verification, resume_interrupted,
+        set_vm_power,
     )
     from roce_wizard.vm_restore import restore_vms, unconfirmed_vms_off, vms_off  # noqa: PLC0415
 

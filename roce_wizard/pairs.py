@@ -33,7 +33,7 @@ from roce_wizard.probes import Probe, UnsafeValue, probe_order, rdma_device, saf
 from roce_wizard.transports.base import Session, Transport, TransportError
 
 if TYPE_CHECKING:
-    from roce_wizard.runlog import RunLog
+    from roce_wizard.records.runlog import RunLog
 
 NODE_KINDS = (TargetKind.GUEST, TargetKind.LINUX)
 

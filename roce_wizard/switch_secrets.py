@@ -1,4 +1,4 @@
-"""Secrets in switch configurations, per vendor, for the support bundle's redaction (roce_wizard.redact).
+"""Secrets in switch configurations, per vendor, for the support bundle's redaction (roce_wizard.records.bundle.redact).
 
 Each rule removes the secret and keeps the rest of the line: the key number of `ntp authentication-key 1 md5 …`,
 the neighbor address of `neighbor 10.0.0.1 password …`, the hash type (`7`, `sha512`, `9`) and trailing options

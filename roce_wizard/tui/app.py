@@ -21,11 +21,12 @@ from textual.binding import Binding
 from textual.message import Message
 
 from roce_wizard import reboots
+from roce_wizard.records.ledger import build_ledger
 from roce_wizard.engine import RunReport, run_checks
 from roce_wizard.fixes import Planned, apply_plans, plan_fixes
 from roce_wizard.model import Safety, Status
-from roce_wizard.report import summary_line, to_json_dict
-from roce_wizard.runlog import RunLog
+from roce_wizard.records.report import summary_line, to_json_dict
+from roce_wizard.records.runlog import RunLog
 from roce_wizard.session import Setup, live_transports, load_setup
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
@@ -143,7 +144,7 @@ class WizardApp(App[int]):
     def read_ledger(self) -> dict[str, Any] | None:
         """The reboot ledger from every run log (off the UI thread: it reads them all)."""
         try:
-            return reboots.build_ledger()
+            return build_ledger()
         except Exception as exc:  # noqa: BLE001 - a ledger bug must not hide the results
             self.post_message(msg.WorkFailed("reboot ledger", f"{type(exc).__name__}: {exc}"))
             return None
@@ -190,7 +191,7 @@ class WizardApp(App[int]):
         runlog = RunLog.create(kind="reboot")
         self.run_dirs.append(runlog.path)
         try:
-            book = reboots.build_ledger()
+            book = build_ledger()
             reasons = {h: [f"{p.check}: {p.reason}" if p.reason else p.check for p in book[h].awaiting_reboot]
                        for h in hosts if h in book}
             transport, _ = self.connection.transports(runlog.path)
@@ -426,7 +427,7 @@ class WizardApp(App[int]):
             self.push_screen(RebootScreen())
 
     def action_export(self) -> None:
-        """The support bundle (roce_wizard.bundle) of the last run, written to the current directory."""
+        """The support bundle (roce_wizard.records.bundle) of the last run, written to the current directory."""
         if not self.run_dirs:
             self.notify("nothing has run yet", title="export")
             return
@@ -434,7 +435,7 @@ class WizardApp(App[int]):
 
     @work(thread=True, group="export", name="export")
     def export_bundle(self, run_dir: Path) -> None:
-        from roce_wizard import bundle  # noqa: PLC0415 - read only on export
+        from roce_wizard.records import bundle  # noqa: PLC0415 - read only on export
 
         try:
             built = bundle.build_bundle(run_dir, inventory_path=self.connection.inventory)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from roce_wizard.cli import app
 from roce_wizard.lab.control import BackgroundLab
 from roce_wizard.lab.scenarios import Scenario, healthy
-from roce_wizard.runlog import read_events
+from roce_wizard.records.runlog import read_events
 
 runner = CliRunner()
 

@@ -19,8 +19,8 @@ from roce_wizard.cli import app
 from roce_wizard.lab.control import BackgroundLab
 from roce_wizard.lab.scenarios import Scenario, fresh
 from roce_wizard.lab.server import read_env
-from roce_wizard.reboots import HostState, build_ledger
-from roce_wizard.runlog import read_events
+from roce_wizard.records.ledger import HostState, build_ledger
+from roce_wizard.records.runlog import read_events
 
 pytestmark = pytest.mark.e2e  # the CLI in a subprocess / the wizard's whole flow against a lab
 

@@ -17,7 +17,7 @@ from roce_wizard.cli import app
 from roce_wizard.lab.control import BackgroundLab
 from roce_wizard.lab.scenarios import Scenario, build_scenario
 from roce_wizard.lab.server import read_env
-from roce_wizard.runlog import read_events
+from roce_wizard.records.runlog import read_events
 
 pytestmark = pytest.mark.e2e  # the CLI in a subprocess / the wizard's whole flow against a lab
 

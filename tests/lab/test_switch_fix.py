@@ -24,7 +24,7 @@ from roce_wizard.engine import RunReport, run_checks
 from roce_wizard.fixes import FixRun, Planned, apply_plans, plan_fixes
 from roce_wizard.inventory import Inventory, load_inventory
 from roce_wizard.model import RebootKind, Safety, Status, TargetKind
-from roce_wizard.runlog import RunLog, read_events
+from roce_wizard.records.runlog import RunLog, read_events
 from roce_wizard.transports.ssh import SshTransport
 from roce_wizard.transports.switch import SwitchTransport
 

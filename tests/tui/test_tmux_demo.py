@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from roce_wizard.runlog import read_events
+from roce_wizard.records.runlog import read_events
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None,
                                                   reason="tmux is not installed (apt-get install tmux): the end-to-end "

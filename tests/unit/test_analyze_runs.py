@@ -130,7 +130,7 @@ def test_export_takes_the_run_that_ended_last_when_two_started_in_one_second(tmp
     """A doctor, then a fix in the same second: the fix is the newest run whatever its random name part."""
     import os
 
-    from roce_wizard.bundle import find_run
+    from roce_wizard.records.bundle import find_run
 
     monkeypatch.setenv("ROCE_WIZARD_STATE_DIR", str(tmp_path / "state"))
     runs = tmp_path / "state" / "runs"

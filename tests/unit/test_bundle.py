@@ -18,7 +18,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from roce_wizard.bundle import REDACTED, Anonymizer, Redactor, build_bundle, incast_svg, render_html
+from roce_wizard.records.bundle import REDACTED, Anonymizer, Redactor, build_bundle, incast_svg, render_html
 from roce_wizard.cli import app
 from tests.conftest import REPO
 
@@ -323,7 +323,7 @@ def test_html_is_self_contained_with_tables_and_an_incast_plot():
 
 def test_a_secret_that_survives_redaction_means_no_bundle(recorded, monkeypatch):
     """The last line of defence: a secret the patterns missed is found by value and nothing is written."""
-    import roce_wizard.bundle as bundle_mod
+    import roce_wizard.records.bundle as bundle_mod
 
     run, inventory, tmp = recorded
     monkeypatch.setattr(bundle_mod.Redactor, "text", lambda self, text, counts: text)  # a redactor that misses
@@ -460,3 +460,17 @@ def test_anonymize_replaces_home_directories_and_the_sites_directory_in_paths(re
     assert note["other"].startswith("/home/user-") and note["other"] != f"/home/{user}/x"
     assert re.fullmatch(r"/vmfs/volumes/ds1/site-\d\d/vm\.vmx", note["datastore"])
     assert note["datastore"].split("/")[4] != note["path"].split("/")[4]  # two sites, two pseudonyms
+
+
+def test_summary_lists_stages_in_the_order_doctor_prints_them():
+    """One stage order for the terminal report and the bundle (records.report): a bare-metal host's `linux`
+    stage comes between guest and switch in both, not after validate as the bundle's own stage list had it."""
+    from roce_wizard.records.bundle import render_markdown
+
+    rows = [{"check": c, "stage": s, "target": "h", "status": "pass", "summary": "ok"}
+            for c, s in (("RW605", "validate"), ("RW501", "switch"), ("RW409", "linux"), ("RW101", "esxi"))]
+    args = ({"run_id": "r1", "created": "now", "kind": "doctor"}, {"results": rows, "summary": {"pass": 4}},
+            {"hosts": {}}, {"hosts": {}})
+    order = ["esxi", "linux", "switch", "validate"]
+    assert [ln[3:] for ln in render_markdown(*args).splitlines() if ln[3:] in order] == order
+    assert re.findall(r"<h2>(esxi|linux|switch|validate)</h2>", render_html(*args)) == order

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from roce_wizard import parsers
 from roce_wizard.cli import app
 from roce_wizard.parsers.base import Parser
-from roce_wizard.runlog import read_events, runs_dir
+from roce_wizard.records.runlog import read_events, runs_dir
 
 VIB_CMD = "esxcli --formatter=csv software vib list"
 VIBS = (

@@ -22,7 +22,7 @@ from roce_wizard.model import (
     Target,
     TargetKind,
 )
-from roce_wizard.runlog import RunLog, read_events
+from roce_wizard.records.runlog import RunLog, read_events
 from roce_wizard.transports.replay import ReplayTransport, TargetRecording
 
 DOC = {"title": "t", "What it checks": "", "Why it matters": "", "How to fix by hand": "", "Fix safety": ""}

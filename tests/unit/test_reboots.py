@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from roce_wizard.model import RebootKind
-from roce_wizard.reboots import HostState, build_ledger, ledger_from_events
-from roce_wizard.runlog import RunLog
+from roce_wizard.records.ledger import HostState, build_ledger, ledger_from_events
+from roce_wizard.records.runlog import RunLog
 
 T0 = 1_700_000_000.0
 
@@ -188,8 +188,8 @@ def test_the_ledger_is_scoped_to_the_machine_not_the_name(tmp_path):
 
 
 def test_runs_group_into_clusters_by_the_machines_they_saw(tmp_path):
-    from roce_wizard.ledger_scope import clusters
-    from roce_wizard.reboots import all_events
+    from roce_wizard.records.ledger_scope import clusters
+    from roce_wizard.records.ledger import all_events
 
     a1, b1, a2 = (_run_with(tmp_path, "uuid:aaaa"), _run_with(tmp_path, "uuid:bbbb"), _run_with(tmp_path, "uuid:aaaa"))
     groups = {tuple(sorted(runs)): ids for runs, ids in clusters(all_events(tmp_path))}

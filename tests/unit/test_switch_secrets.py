@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from roce_wizard.bundle import REDACTED, Redactor
+from roce_wizard.records.bundle import REDACTED, Redactor
 
 # (vendor, config line(s), secrets that must go, text that must stay)
 CASES = [

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from roce_wizard.reboots import HostState, build_ledger
-from roce_wizard.runlog import RunLog, previous_results, read_events
+from roce_wizard.records.ledger import HostState, build_ledger
+from roce_wizard.records.runlog import RunLog, previous_results, read_events
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from roce_wizard.fixes import Planned
 from roce_wizard.model import Stage, Status
-from roce_wizard.report import STYLE
+from roce_wizard.records.report import STYLE
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import NOT_APPLICABLE, RUNNING

@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from roce_wizard.model import Status
-from roce_wizard.report import STYLE
+from roce_wizard.records.report import STYLE
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import Progress

@@ -1,17 +1,23 @@
-"""Pure renderers: doctor results to terminal text (rich), to the JSON contract, to Markdown."""
+"""Pure renderers of findings: a run's report to terminal text (rich) and to the JSON contract; the JSON
+contract's results (results.json, a bundle's) to document sections that records.markup renders as Markdown
+and HTML (the support bundle's summary). One symbol per status and one stage order for all of them."""
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
 
-from roce_wizard.engine import RunReport
 from roce_wizard.model import Finding, Stage, Status
+from roce_wizard.records.markup import Code, Html, Section, Table
+from roce_wizard.records.svg import incast_svg
 from roce_wizard.textsafe import printable
+
+if TYPE_CHECKING:  # the engine makes reports; rendering one needs only its fields
+    from roce_wizard.engine import RunReport
 
 JSON_VERSION = 1
 STYLE = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "bold red", Status.SKIP: "dim", Status.ERROR: "magenta"}
@@ -172,3 +178,60 @@ def _render_finding(report: RunReport, f: Finding, console: Console, verbose: bo
 def _short(value: Any) -> str:
     text = json.dumps(value, default=str) if not isinstance(value, str) else value
     return text if len(text) <= 160 else text[:157] + "..."
+
+
+# ------------------------------------------------------------------- results (the JSON contract) as sections
+
+
+def results_line(summary: dict[str, Any]) -> str:
+    """The counts of a results document's summary; a run that ended says so (its rows are in their final state)."""
+    ended = f" (final state; the run ended with exit code {summary['exit_code']})" if "exit_code" in summary else ""
+    return (f"{summary.get('pass', 0)} passed, {summary.get('warn', 0)} warnings, {summary.get('fail', 0)} failed, "
+            f"{summary.get('error', 0)} could not run, {summary.get('skip', 0)} skipped{ended}")
+
+
+def rows_by_stage(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Result rows grouped by stage, in the order doctor runs the stages (a stage it does not know last)."""
+    stages = [s.value for s in Stage if any(r.get("stage") == s.value for r in rows)]
+    stages += sorted({r.get("stage") or "other" for r in rows} - set(stages))
+    return [(s, [r for r in rows if (r.get("stage") or "other") == s]) for s in stages]
+
+
+def _measured(row: dict[str, Any]) -> dict[str, Any] | None:
+    table = (row.get("details") or {}).get("table")
+    if isinstance(table, dict) and isinstance(table.get("columns"), list) and isinstance(table.get("rows"), list):
+        return table
+    return None
+
+
+def results_sections(rows: list[dict[str, Any]]) -> list[Section]:
+    """The findings by stage, how to fix by hand, the validate stage's measurements (tables, incast plots)
+    and the mpirun line jobs should use."""
+    symbol = {status.value: sign for status, sign in SYMBOL.items()}
+    out = [Section(stage, [Table(["", "check", "target", "subject", "summary"],
+                                 [[symbol.get(r.get("status"), "?"), str(r.get("check")), r.get("target") or "",
+                                   r.get("subject") or "", r.get("summary") or ""] for r in stage_rows],
+                                 [str(r.get("status")) for r in stage_rows])])
+           for stage, stage_rows in rows_by_stage(rows)]
+    failing = [r for r in rows if r.get("status") in ("fail", "warn") and r.get("fix")]
+    if failing:
+        out.append(Section("How to fix by hand"))
+        out += [Section(f"{r.get('check')} {r.get('target')}{' ' + str(r['subject']) if r.get('subject') else ''}",
+                        [Code(str(r["fix"]))], level=3) for r in failing]
+    for r in rows:
+        table = _measured(r)
+        if table is not None:
+            incast = (r.get("details") or {}).get("incast")
+            plot = [Html(incast_svg(incast))] if isinstance(incast, list) and incast else []
+            out.append(Section(f"{r.get('check')} {r.get('target')} — measured",
+                               [Table(table["columns"], table["rows"]), *plot]))
+    for r in rows:
+        details = r.get("details") or {}
+        incast = details.get("incast")
+        if isinstance(incast, list) and incast and _measured(r) is None:
+            out.append(Section(f"{r.get('check')} {r.get('target')} — incast", [Html(incast_svg(incast))],
+                               html_only=True))
+        if details.get("mpirun"):
+            hostfile = [Code(str(details["hostfile"]), label="hostfile:")] if details.get("hostfile") else []
+            out.append(Section(f"{r.get('check')} — mpirun", [Code(str(details["mpirun"])), *hostfile]))
+    return out
