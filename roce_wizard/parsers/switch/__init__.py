@@ -69,7 +69,7 @@ from roce_wizard.parsers.switch.os10 import (
     sniff_os10_running_config,
 )
 from roce_wizard.parsers.switch.sonic import parse_sonic_pfc, sniff_sonic_pfc
-from roce_wizard.parsers.switch_sonic import PARSERS as SONIC_COUNTER_PARSERS
+from roce_wizard.parsers.switch.sonic_counters import PARSERS as SONIC_COUNTER_PARSERS
 
 __all__ = ["PARSERS", "port_key", "switch_prompt_command"]
 

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from roce_wizard.parsers.base import is_digits, is_elision, lines, to_bool
-from roce_wizard.parsers.switch_json import (
+from roce_wizard.parsers.switch.structured import (
     load_structured,
 )
 

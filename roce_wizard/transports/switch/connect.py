@@ -15,6 +15,7 @@ from roce_wizard.transports.switch.common import (
     DEFAULT_PORT,
     NEEDS_ENABLE,
     NETMIKO_DEVICE_TYPES,
+    ReadBack,
     _host_port,
     _HostKeyPolicy,
     _MaskedLog,
@@ -35,6 +36,7 @@ class SwitchTransport:
         known_hosts: str | Path | None = None,
         trust_on_first_use: bool = False,
         session_log_dir: str | Path | None = None,
+        verify: ReadBack | None = None,
     ):
         if max_concurrent_connects < 1:
             raise ValueError("max_concurrent_connects must be at least 1")
@@ -46,6 +48,9 @@ class SwitchTransport:
         self._known_hosts_explicit = known_hosts is not None
         self.trust_on_first_use = trust_on_first_use
         self.session_log_dir = Path(session_log_dir) if session_log_dir is not None else None
+        # how a switch-config step is read back and judged (common.ReadBack); without one, a step that asks
+        # for a verify is refused before anything changes
+        self.verify = verify
         self._semaphore = asyncio.Semaphore(max_concurrent_connects)
         self._conns: dict[tuple[str, int, str], asyncio.Task[_Conn]] = {}
         self.connects = 0

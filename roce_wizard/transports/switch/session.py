@@ -7,8 +7,8 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+from roce_wizard.commands.switch_config import CONFIG_MARK
 from roce_wizard.model import Target
-from roce_wizard.switchview import CONFIG_MARK
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
 from roce_wizard.transports.switch.common import (
     CLI_ERROR,
@@ -37,7 +37,7 @@ class SwitchSession:
             raise RuntimeError(f"session to {self.target.name} is closed")
         timeout = timeout if timeout is not None else self.transport._command_timeout(self.target)
         if command.startswith(CONFIG_MARK + " "):
-            return await self._conn.configure(command, timeout)
+            return await self._conn.configure(command, timeout, self.transport.verify)
         return await self._conn.run(command, timeout)
 
     async def close(self) -> None:

@@ -1,0 +1,1 @@
+"""Pure helpers for checks."""
