@@ -305,6 +305,35 @@ def _matches(key: tuple[str, tuple[int, ...]] | None, name: str) -> bool:
     return False
 
 
+class _PrintedPorts:
+    """The names an output prints (ports, config blocks, ranges), for `select`: the first one in the output's
+    order that covers a port, as a scan with `_matches` finds it, but one dict lookup per port (plus the few
+    range names) instead of a scan per port (issue 16: doctor was quadratic in a switch's ports)."""
+
+    def __init__(self, names: Iterable[str]):
+        self.exact: dict[tuple[str, tuple[int, ...]], tuple[int, str]] = {}
+        self.ranges: list[tuple[int, str]] = []  # names that are no single port but may cover one (Eth1/1-1/4)
+        for i, name in enumerate(names):
+            if name in (ALL_PORTS, UNLISTED_PORTS):
+                continue
+            key = port_key(name)
+            if key is not None:
+                self.exact.setdefault(key, (i, name))
+            elif "-" in name:
+                self.ranges.append((i, name))
+
+    def first(self, key: tuple[str, tuple[int, ...]] | None) -> str | None:
+        if key is None:
+            return None
+        exact = self.exact.get(key)
+        for i, name in self.ranges:
+            if exact is not None and i > exact[0]:
+                break
+            if _matches(key, name):
+                return name
+        return exact[1] if exact is not None else None
+
+
 def roce_ports(facts: Facts) -> list[dict[str, Any]] | None:
     """The engine-made list of ports RoCE hosts are cabled to (None in analyze)."""
     if facts.target is None:
@@ -335,13 +364,13 @@ def select(facts: Facts, fld: str) -> Selection:
                         "'switch:port' on the esxi/linux targets): which ports carry RoCE is unknown")
         return sel
     seen: set[str] = set()
+    printed = _PrintedPorts(entries)
     for rp in wanted:
         port = rp.get("port") or ""
         if port in seen:
             continue
         seen.add(port)
-        key = port_key(port)
-        hit = next((n for n in entries if n not in (ALL_PORTS, UNLISTED_PORTS) and _matches(key, n)), None)
+        hit = printed.first(port_key(port))
         for fallback in (ALL_PORTS, UNLISTED_PORTS):
             if hit is None and fallback in entries:
                 hit = fallback

@@ -1,8 +1,12 @@
-"""The switch checks' evidence lookup (checklib.switch_evidence, issue 16): each output is indexed once, and a
-port's lines come from the index instead of a regex scan of the whole output per port and check. The lines must
-be exactly those of the scan: `_scan` below is the scan as the checks ran it before, and every switch output in
-tests/data (parser seeds, corpus, variants: every vendor) plus the lab's recorded switch outputs is compared,
-for every port name it prints and every pattern set of RW501–RW507."""
+"""The switch checks' lookups per port (issue 16: doctor was quadratic in a switch's ports).
+
+- evidence (checklib.switch_evidence): each output is indexed once, and a port's lines come from the index
+  instead of a regex scan of the whole output per port and check. The lines must be exactly those of the scan:
+  `_scan` below is the scan as the checks ran it before, and every switch output in tests/data (parser seeds,
+  corpus, variants: every vendor) plus the lab's recorded switch outputs is compared, for every port name it
+  prints and every pattern set of RW501–RW507.
+- the port view's match of a RoCE port to a printed name (checklib.switch.select): a dict lookup instead of a
+  scan of every printed name per port; the same name as the scan, on the same outputs."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from roce_wizard.checklib.switch import ALL_PORTS, READERS, UNLISTED_PORTS, Item
+from roce_wizard.checklib.switch import ALL_PORTS, READERS, UNLISTED_PORTS, Item, _matches, _PrintedPorts
 from roce_wizard.checklib.switch_evidence import evidence_lines
 from roce_wizard.parsers.switch import PARSERS as SWITCH_PARSERS
 from roce_wizard.parsers.switch import port_key
@@ -103,3 +107,30 @@ def test_the_indexed_lookup_returns_what_the_scan_returned(name, kind, text):
 def test_an_empty_output_has_no_evidence():
     assert evidence_lines("", Item("Ethernet1", {}, printed_as="Ethernet1"), r"mtu") is None
     assert evidence_lines(None, Item("Ethernet1", {}, printed_as="Ethernet1"), r"mtu") is None
+
+
+def _printed(kind: str | None, text: str) -> list[list[str]]:
+    """The printed names each reader makes of an output, in its order (what `select` matches ports against)."""
+    if kind is None:
+        return []
+    try:
+        parsed = SWITCH_PARSERS[kind].parse(text)
+    except Exception:  # noqa: BLE001
+        return []
+    return [list(reader(kind, parsed)[0]) for reader in READERS.values()]
+
+
+RANGES = ["Ethernet1/1-3/4", "Eth1/1-1/4", "ethernet1/1/1-1/1/4", "Ethernet2-4", "swp1-4", "Ethernet1/1-2",
+          "1/1-1/4", "Po1-2", "Ethernet-BP0", "junk-name"]
+
+
+@pytest.mark.parametrize(("name", "kind", "text"), OUTPUTS, ids=[o[0] for o in OUTPUTS])
+def test_a_roce_port_matches_the_printed_name_the_scan_matched(name, kind, text):
+    for printed in _printed(kind, text):
+        # as printed, and with range names before, among and after the ports (the first match wins)
+        for names in (printed, RANGES + printed, printed[:2] + RANGES + printed[2:], printed + RANGES):
+            index = _PrintedPorts(names)
+            for port in sorted(_names(kind, text) - {None}, key=str) + ["Ethernet1/2", "Eth1/3", "eth1/1/2", "swp3"]:
+                key = port_key(port)
+                want = next((n for n in names if n not in (ALL_PORTS, UNLISTED_PORTS) and _matches(key, n)), None)
+                assert index.first(key) == want, f"{name}: {port!r} in {names}"
