@@ -74,7 +74,7 @@ def _output_lines(text: str) -> list[str]:
 
 
 def _json(text: str) -> Any:
-    """JSON, or the Python repr a script printed of it (switch_json.load_structured); None for text."""
+    """JSON, or the Python repr a script printed of it (structured.load_structured); None for text."""
     return load_structured(text)
 
 
