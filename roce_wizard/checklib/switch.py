@@ -35,8 +35,8 @@ __all__ = [
     "kinds",
     "lossless_queue",
     "peer_label",
-    "probe_names",
     "port_findings",
+    "probe_names",
     "select",
     "vendor_of",
 ]
