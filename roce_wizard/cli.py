@@ -19,8 +19,8 @@ from rich.markup import escape
 
 from roce_wizard import __version__
 from roce_wizard.catalog import CatalogError, find, load_catalog
+from roce_wizard.commands.switch_config import human_command
 from roce_wizard.model import ExitCode, Policy
-from roce_wizard.switchview import human_command
 from roce_wizard.textsafe import printable
 
 app = typer.Typer(

@@ -78,6 +78,10 @@ def live_transports(kinds: set[TargetKind], *, known_hosts: Path | None, trust_o
         module = importlib.import_module(module_name)
         extra = {"known_hosts": known_hosts, "trust_on_first_use": trust_on_first_use,
                  "session_log_dir": run_dir / "sessions"} if kind is TargetKind.SWITCH else {}
+        if kind is TargetKind.SWITCH:  # the transport never parses: it is given the check side's read-back
+            from roce_wizard.checklib.switch_verify import read_back  # noqa: PLC0415
+
+            extra["verify"] = read_back
         out[kind] = getattr(module, class_name)(**common, **extra)
     return out, unavailable
 

@@ -48,6 +48,9 @@ Fix safety
 """
 
 from roce_wizard.checklib.findings import bad, good
+from roce_wizard.checklib.switch import Item, Selection, failing_of, kinds, peer_label, port_findings
+from roce_wizard.checklib.switch_evidence import evidence_lines
+from roce_wizard.checklib.switch_fix import switch_plan, vendor_fix
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -59,17 +62,6 @@ from roce_wizard.model import (
     Stage,
     Status,
     TargetKind,
-)
-from roce_wizard.switchview import (
-    Item,
-    Selection,
-    evidence_lines,
-    failing_of,
-    kinds,
-    peer_label,
-    port_findings,
-    switch_plan,
-    vendor_fix,
 )
 
 CHECK = Check(

@@ -46,6 +46,9 @@ Fix safety
 from typing import Any
 
 from roce_wizard.checklib.findings import bad, good
+from roce_wizard.checklib.switch import Item, Selection, failing_of, kinds, peer_label, port_findings, vendor_of
+from roce_wizard.checklib.switch_evidence import evidence_lines
+from roce_wizard.checklib.switch_fix import switch_plan, vendor_fix
 from roce_wizard.model import (
     Check,
     Facts,
@@ -56,18 +59,6 @@ from roce_wizard.model import (
     Stage,
     Status,
     TargetKind,
-)
-from roce_wizard.switchview import (
-    Item,
-    Selection,
-    evidence_lines,
-    failing_of,
-    kinds,
-    peer_label,
-    port_findings,
-    switch_plan,
-    vendor_fix,
-    vendor_of,
 )
 
 CHECK = Check(

@@ -56,6 +56,18 @@ Fix safety
 """
 
 from roce_wizard.checklib.findings import bad, good
+from roce_wizard.checklib.switch import (
+    Item,
+    Selection,
+    failing_of,
+    kinds,
+    lossless_queue,
+    peer_label,
+    port_findings,
+    vendor_of,
+)
+from roce_wizard.checklib.switch_evidence import evidence_lines
+from roce_wizard.checklib.switch_fix import switch_plan, vendor_fix
 from roce_wizard.model import (
     Check,
     Facts,
@@ -65,19 +77,6 @@ from roce_wizard.model import (
     Severity,
     Stage,
     TargetKind,
-)
-from roce_wizard.switchview import (
-    Item,
-    Selection,
-    evidence_lines,
-    failing_of,
-    kinds,
-    lossless_queue,
-    peer_label,
-    port_findings,
-    switch_plan,
-    vendor_fix,
-    vendor_of,
 )
 
 ECN_MIN_KB, ECN_MAX_KB = 150, 1500  # NVIDIA's RoCE defaults (Onyx `show roce`: Min 150 / Max 1500; NVUE 150000-1500000 B)

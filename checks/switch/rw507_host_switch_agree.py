@@ -55,6 +55,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from roce_wizard.checklib.findings import bad, good, skip
+from roce_wizard.checklib.switch import ALL_PORTS, Item, Selection, dscp_priority, failing_of, kinds, select
+from roce_wizard.checklib.switch_evidence import evidence_lines
+from roce_wizard.checklib.switch_fix import FixText, interface_name, switch_plan, vendor_fix
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -69,20 +72,6 @@ from roce_wizard.model import (
     TargetKind,
 )
 from roce_wizard.parsers.switch import port_key
-from roce_wizard.switchview import (
-    ALL_PORTS,
-    FixText,
-    Item,
-    Selection,
-    dscp_priority,
-    evidence_lines,
-    failing_of,
-    interface_name,
-    kinds,
-    select,
-    switch_plan,
-    vendor_fix,
-)
 
 CHECK = Check(
     code="RW507",

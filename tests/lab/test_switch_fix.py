@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from roce_wizard.catalog import load_catalog
+from roce_wizard.checklib.switch_verify import read_back
 from roce_wizard.engine import RunReport, run_checks
 from roce_wizard.fixes import FixRun, Planned, apply_plans, plan_fixes
 from roce_wizard.inventory import Inventory, load_inventory
@@ -59,7 +60,7 @@ class SwitchLab:
 
     def transports(self) -> dict:
         return {TargetKind.SWITCH: SwitchTransport(password_resolver=self.password, connect_timeout=10,
-                                                   command_timeout=20),
+                                                   command_timeout=20, verify=read_back),
                 TargetKind.ESXI: SshTransport(connect_timeout=5, command_timeout=20)}
 
     def run(self, codes: tuple[str, ...]) -> RunReport:
@@ -202,8 +203,8 @@ def test_os10_rollback_types_the_inverse_of_what_the_change_added(labs, tmp_path
     a change by the inverse of exactly the lines it added and reads the running config back. RW506's fix
     creates a WRED profile, a class-map and a policy-map; the switch keeps the port without ECN (freeze),
     the verify fails, and afterwards none of the three is left."""
+    from roce_wizard.commands.switch_undo import comparable
     from roce_wizard.lab.switch import freeze, render_running_config
-    from roce_wizard.switch_undo import comparable
 
     lab = _lab(labs, "os10", tmp_path_factory)
     lab.reset()
@@ -252,8 +253,8 @@ def test_os10_a_refused_line_undoes_exactly_the_lines_before_it(labs, tmp_path_f
     lines typed before it; the transport types their inverse and reads the running config back."""
     import json
 
+    from roce_wizard.commands.switch_undo import comparable
     from roce_wizard.lab.switch import render_running_config
-    from roce_wizard.switch_undo import comparable
 
     lab = _lab(labs, "os10", tmp_path_factory)
     lab.reset()

@@ -322,20 +322,7 @@ KNOWN_VIOLATIONS: set[Violation] = {
     # max-lines: files over 500 lines (issue 14 item 3)
     ('max-lines', 'roce_wizard/cli.py', '>500'),
     ('max-lines', 'roce_wizard/engine.py', '>500'),
-    ('max-lines', 'roce_wizard/switchview.py', '>500'),
     # transports-reach: the switch transport -> switchview -> parsers (item 2: the transport is GIVEN a verify function)
-    ('transports-reach', 'roce_wizard.transports.switch', 'roce_wizard.parsers'),
-    ('transports-reach', 'roce_wizard.transports.switch', 'roce_wizard.parsers.base'),
-    ('transports-reach', 'roce_wizard.transports.switch', 'roce_wizard.parsers.switch'),
-    ('transports-reach', 'roce_wizard.transports.switch.config_apply', 'roce_wizard.parsers'),
-    ('transports-reach', 'roce_wizard.transports.switch.config_apply', 'roce_wizard.parsers.base'),
-    ('transports-reach', 'roce_wizard.transports.switch.config_apply', 'roce_wizard.parsers.switch'),
-    ('transports-reach', 'roce_wizard.transports.switch.connect', 'roce_wizard.parsers'),
-    ('transports-reach', 'roce_wizard.transports.switch.connect', 'roce_wizard.parsers.base'),
-    ('transports-reach', 'roce_wizard.transports.switch.connect', 'roce_wizard.parsers.switch'),
-    ('transports-reach', 'roce_wizard.transports.switch.session', 'roce_wizard.parsers'),
-    ('transports-reach', 'roce_wizard.transports.switch.session', 'roce_wizard.parsers.base'),
-    ('transports-reach', 'roce_wizard.transports.switch.session', 'roce_wizard.parsers.switch'),
 }
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import pytest
 
+from roce_wizard.commands.switch_config import parse_config_command
+from roce_wizard.commands.switch_undo import comparable, os10_inverse
 from roce_wizard.lab import faults as faults_mod
 from roce_wizard.lab.scenarios import healthy
 from roce_wizard.lab.switch import SwitchCli
-from roce_wizard.switch_undo import comparable, os10_inverse
-from roce_wizard.switchview import parse_config_command
 from tests.unit.checks.test_switch_fixes import FIXABLE, plan_on
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from roce_wizard.parsers import PARSERS
 from roce_wizard.parsers.detect import detect
-from roce_wizard.parsers.switch_json import MAX_REPR_CHARS, load_structured
+from roce_wizard.parsers.switch.structured import MAX_REPR_CHARS, load_structured
 from tests.unit.test_variants import VARIANTS, analyze, check_facts
 
 SWITCH = VARIANTS / "switch"

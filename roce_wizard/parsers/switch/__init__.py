@@ -17,9 +17,9 @@ Kinds (docs/facts.md "## Switch" lists every key):
   nvue_qos_roce         Cumulus `nv show qos roce` and `nv show interface X qos roce counters` (table or -o json)
   nvue_interfaces       Cumulus `nv show interface` (table or -o json): MTU per interface
   sonic_pfc             SONiC `show pfc priority` (and a paste of it with the counters below)
-  sonic_show_pfc        SONiC `show pfc counters [--history]` (switch_sonic.py)
-  sonic_queue_counters  SONiC `show queue counters [--voq|--trim] [--json]` (switch_sonic.py)
-JSON and a script's Python repr of it (`| json`, `| json-print`, the Onyx JSON API) are read by switch_json.py.
+  sonic_show_pfc        SONiC `show pfc counters [--history]` (sonic_counters.py)
+  sonic_queue_counters  SONiC `show queue counters [--voq|--trim] [--json]` (sonic_counters.py)
+JSON and a script's Python repr of it (`| json`, `| json-print`, the Onyx JSON API) are read by structured.py.
 
 Port names are kept as the device prints them; `port_key` turns any spelling (`Et3`, `Ethernet3`,
 `eth1/3`, `ethernet 1/1/3`, `Eth 1/1/3`) into one comparable key. A switch prompt pasted with the
@@ -69,7 +69,7 @@ from roce_wizard.parsers.switch.os10 import (
     sniff_os10_running_config,
 )
 from roce_wizard.parsers.switch.sonic import parse_sonic_pfc, sniff_sonic_pfc
-from roce_wizard.parsers.switch_sonic import PARSERS as SONIC_COUNTER_PARSERS
+from roce_wizard.parsers.switch.sonic_counters import PARSERS as SONIC_COUNTER_PARSERS
 
 __all__ = ["PARSERS", "port_key", "switch_prompt_command"]
 
@@ -100,6 +100,6 @@ PARSERS: dict[str, Parser] = {
         Parser("nvue_qos_roce", parse_nvue_qos_roce, sniff_nvue_qos_roce, "Cumulus nv show qos roce"),
         Parser("nvue_interfaces", parse_nvue_interfaces, sniff_nvue_interfaces, "Cumulus nv show interface"),
         Parser("sonic_pfc", parse_sonic_pfc, sniff_sonic_pfc, "SONiC show pfc priority / counters"),
-        *SONIC_COUNTER_PARSERS.values(),  # sonic_show_pfc, sonic_queue_counters (switch_sonic.py)
+        *SONIC_COUNTER_PARSERS.values(),  # sonic_show_pfc, sonic_queue_counters (sonic_counters.py)
     )
 }

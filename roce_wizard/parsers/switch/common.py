@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 from roce_wizard.parsers.base import is_digits, is_elision, lines, to_bool
-from roce_wizard.parsers.switch_json import (
+from roce_wizard.parsers.switch.structured import (
     load_structured,
 )
 
@@ -34,6 +35,7 @@ def switch_prompt_command(line: str) -> tuple[str | None, str] | None:
     return m.group("mode"), m.group("cmd").strip()
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the switch checks ask it for every port of a switch, again and again
 def port_key(name: str | None) -> tuple[str, tuple[int, ...]] | None:
     """One key for every spelling of an interface name: ("eth", (1, 3)) for Et1/3, Ethernet1/3,
     eth1/3, `ethernet 1/3`, `Eth 1/3`; ("swp", (16,)) for swp16; None when it names no port."""
@@ -72,7 +74,7 @@ def _output_lines(text: str) -> list[str]:
 
 
 def _json(text: str) -> Any:
-    """JSON, or the Python repr a script printed of it (switch_json.load_structured); None for text."""
+    """JSON, or the Python repr a script printed of it (structured.load_structured); None for text."""
     return load_structured(text)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from roce_wizard.parsers.base import Facts, ParseError, is_elision, lines, to_bool, to_int
 from roce_wizard.parsers.switch.common import _has, _ints, _json, _output_lines, switch_prompt_command
-from roce_wizard.parsers.switch_json import (
+from roce_wizard.parsers.switch.structured import (
     eos_interfaces_from_json,
     looks_like_eos_interfaces_json,
 )

@@ -8,7 +8,7 @@ from typing import Any
 from roce_wizard.parsers.base import Facts, ParseError, is_elision, lines, to_bool, to_int
 from roce_wizard.parsers.switch.common import _has, _ints, _json, _output_lines, switch_prompt_command
 from roce_wizard.parsers.switch.eos import _TRUST
-from roce_wizard.parsers.switch_json import (
+from roce_wizard.parsers.switch.structured import (
     onyx_unwrap,
 )
 

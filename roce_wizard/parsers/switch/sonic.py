@@ -1,4 +1,4 @@
-"""SONiC `show pfc priority` (the counters are in switch_sonic.py)."""
+"""SONiC `show pfc priority` (the counters are in sonic_counters.py)."""
 
 from __future__ import annotations
 

@@ -15,6 +15,9 @@
 - Session logs: `session_log_dir/<switch>.log` (netmiko's session log: what the switch printed),
   with the password masked twice — netmiko's own `no_log` filter and our writer, which replaces
   the password's bytes before anything reaches the disk.
+- A `switch-config` step (commands.switch_config) is applied, read back, saved or rolled back here; reading it
+  back is GIVEN to the transport (`verify=`, a `common.ReadBack`: the show command to send and a judge of its
+  output), the transport itself never parses. Without one, a step that asks for a verify is refused unapplied.
 - Every failure to reach a switch is a TransportError whose kind says why (dns, refused, timeout,
   auth, hostkey_unknown, hostkey_changed, unreachable, protocol); the password never appears in it.
 """

@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,13 @@ CONFIG_ERROR = r"(?i)^\s*(% ?(Invalid input|Incomplete command|Ambiguous command
 OS10_SHOW_RUN = "show running-configuration"
 CLI_ERROR = re.compile(r"^\s*(% ?(Invalid input|Incomplete command|Ambiguous command|Unrecognized command|Error)"
                        r"|Error: |-bash: .*command not found)", re.IGNORECASE | re.MULTILINE)
+
+
+# The read-back of a `switch-config` step, GIVEN to the transport by whoever builds it (the transport never
+# parses): (target, vendor, one `verify` entry of the step) -> (the show command to send, its output -> what is
+# still wrong, [] when verified), or None when the field cannot be read back on that vendor.
+# session.live_transports gives roce_wizard.checklib.switch_verify.read_back.
+ReadBack = Callable[[Target, str, dict[str, Any]], "tuple[str, Callable[[str], list[str]]] | None"]
 
 
 def known_hosts_name(host: str, port: int) -> str:

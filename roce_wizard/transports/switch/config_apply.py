@@ -8,13 +8,15 @@ import re
 import time
 from typing import Any
 
+from roce_wizard.commands.switch_config import CONFIG_MARK, CONFIG_VENDORS, VENDOR_OF_DEVICE_TYPE, parse_config_command
+from roce_wizard.commands.switch_undo import comparable, os10_inverse
 from roce_wizard.model import Target
-from roce_wizard.switchview import CONFIG_MARK, parse_config_command
 from roce_wizard.transports.base import CommandResult
 from roce_wizard.transports.switch.common import (
     CLI_ERROR,
     CONFIG_ERROR,
     OS10_SHOW_RUN,
+    ReadBack,
     _Lost,
     _Refused,
     _Timeout,
@@ -35,10 +37,8 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,40}$")
 _LINE = re.compile(r"^[ -~]{1,200}$")  # printable ASCII, one line
 
 
-def _config_problem(meta: dict[str, Any], lines: list[str], target: Target) -> str | None:
+def _config_problem(meta: dict[str, Any], lines: list[str], target: Target, verify: ReadBack | None) -> str | None:
     """Why a switch-config step must not run (None: it may)."""
-    from roce_wizard.switchview import CONFIG_VENDORS, VENDOR_OF_DEVICE_TYPE
-
     vendor = meta.get("vendor")
     if vendor not in CONFIG_VENDORS:
         return f"no configuration path for vendor {vendor!r} ({', '.join(CONFIG_VENDORS)})"
@@ -53,6 +53,8 @@ def _config_problem(meta: dict[str, Any], lines: list[str], target: Target) -> s
     for v in meta.get("verify") or []:
         if not isinstance(v, dict) or not isinstance(v.get("ports"), list) or not isinstance(v.get("expect"), dict):
             return f"malformed verify entry {v!r}"
+    if meta.get("verify") and verify is None:
+        return "this switch transport was given no read-back (verify) function: a change it cannot verify is not made"
     return None
 
 
@@ -60,8 +62,9 @@ class _ConfigApply:
     """The configuration half of `_Conn` (session.py): it uses the connection's target, lock, lost state, `_send`
     and `_lost_error`."""
 
-    async def configure(self, command: str, timeout: float) -> CommandResult:
-        """A `switch-config` step (switchview.switch_plan): backup, change, verify, save — or roll back.
+    async def configure(self, command: str, timeout: float, verify: ReadBack | None) -> CommandResult:
+        """A `switch-config` step (checklib.switch_fix.switch_plan): backup, change, verify (by the read-back the
+        transport was given), save — or roll back.
 
         Exit 0: applied, verified and saved. Exit 1: refused, or verified wrong and rolled back; the
         output is the log of what was done, the outcome on its last line. Exit 2: a malformed step."""
@@ -72,7 +75,7 @@ class _ConfigApply:
         if parsed is None:
             return CommandResult(command, "", "switch-config: not a switch-config step\n", 2, 0.0)
         meta, lines = parsed
-        problem = _config_problem(meta, lines, self.target)
+        problem = _config_problem(meta, lines, self.target, verify)
         if problem:
             return CommandResult(command, "", f"switch-config: {problem}\n", 2, 0.0)
         async with self.lock:
@@ -80,7 +83,7 @@ class _ConfigApply:
                 raise self._lost_error(self.lost)
             started = time.monotonic()
             try:
-                status, log_lines = await asyncio.to_thread(self._configure, meta, lines, timeout)
+                status, log_lines = await asyncio.to_thread(self._configure, meta, lines, timeout, verify)
             except _Timeout as exc:
                 self.lost = f"no prompt while configuring ({exc})"
                 return CommandResult(command, "", f"switch-config: timed out: {exc}\n", None,
@@ -90,20 +93,18 @@ class _ConfigApply:
                 raise self._lost_error(exc.detail, f"{CONFIG_MARK} {meta.get('name', '')}".strip()) from None
             return CommandResult(command, "\n".join(log_lines) + "\n", "", status, time.monotonic() - started)
 
-    def _configure(self, meta: dict[str, Any], lines: list[str], timeout: float) -> tuple[int, list[str]]:
-        from roce_wizard.probes import PROBES
-        from roce_wizard.switchview import verify_kind, verify_problems
-
+    def _configure(self, meta: dict[str, Any], lines: list[str], timeout: float,
+                   verify: ReadBack | None) -> tuple[int, list[str]]:
         vendor = meta["vendor"]
         if vendor == "nvue":
-            return self._configure_nvue(meta, lines, timeout)
+            return self._configure_nvue(meta, lines, timeout, verify)
         name = f"{meta['name']}-{time.strftime('%Y%m%d-%H%M%S')}"
         log_lines: list[str] = []
         backup = {"eos": f"copy running-config flash:{name}.cfg", "onyx": f"configuration write to {name} no-switch",
                   "os10": f"copy running-configuration config://{name}.xml"}[vendor]
         # the vendors' REPLACE: a copy onto the running config merges (DOMAIN §7), so EOS restores with
         # `configure replace` and Onyx with `configuration switch-to`; OS10 documents no replace: its change
-        # is undone by the inverse of exactly the lines it added, then read back (switch_undo)
+        # is undone by the inverse of exactly the lines it added, then read back (commands.switch_undo)
         restore = {"eos": f"configure replace flash:{name}.cfg", "onyx": f"configuration switch-to {name}",
                    "os10": "the inverse of the lines this change added"}[vendor]
         save = {"eos": "copy running-config startup-config", "onyx": "configuration write",
@@ -150,16 +151,7 @@ class _ConfigApply:
                 return 1, [*log_lines, outcome]
             _, how = roll_back()
             return 1, [*log_lines, f"the switch refused a line ({exc}); {how}"]
-        problems: list[str] = []
-        for v in meta.get("verify") or []:
-            kind = verify_kind(vendor, v["field"])
-            if kind is None:
-                problems.append(f"{v['field']}: no way to read it back on {vendor}")
-                continue
-            show = PROBES[kind].command(self.target, {})
-            output = self._send(show, timeout)
-            problems += verify_problems(self.target, v["field"], list(v["ports"]), dict(v["expect"]), kind, output)
-            log_lines.append(f"verify `{show}`: " + ("ok" if not problems else "; ".join(problems)))
+        problems = self._read_back(meta, vendor, timeout, verify, log_lines)
         if problems:
             ok, how = roll_back()
             why = "; ".join(problems)
@@ -169,12 +161,26 @@ class _ConfigApply:
         one(save)
         return 0, [*log_lines, f"applied, verified and saved ({save}); backup {name}"]
 
-    def _configure_nvue(self, meta: dict[str, Any], lines: list[str], timeout: float) -> tuple[int, list[str]]:
+    def _read_back(self, meta: dict[str, Any], vendor: str, timeout: float, verify: ReadBack | None,
+                   log_lines: list[str]) -> list[str]:
+        """Each `verify` entry of the step: the show command the given read-back names, sent here, its output
+        judged by the read-back; what is still wrong (the log gets a line per entry)."""
+        problems: list[str] = []
+        for v in meta.get("verify") or []:
+            read = verify(self.target, vendor, v) if verify is not None else None
+            if read is None:
+                problems.append(f"{v['field']}: no way to read it back on {vendor}")
+                continue
+            show, judge = read
+            problems += judge(self._send(show, timeout))
+            log_lines.append(f"verify `{show}`: " + ("ok" if not problems else "; ".join(problems)))
+        return problems
+
+    def _configure_nvue(self, meta: dict[str, Any], lines: list[str], timeout: float,
+                        verify: ReadBack | None) -> tuple[int, list[str]]:
         """Cumulus NVUE: `nv set` lines into a pending revision, `nv config diff`, `nv config apply -y`, verify,
         `nv config save`; on a refused line `nv config detach`; on a failed verify `nv config apply <the
         revision applied before> -y` (NVUE Command Reference, "Config Commands")."""
-        from roce_wizard.switchview import verify_kind, verify_problems
-
         log_lines: list[str] = []
         revisions = self._send("nv config revision", timeout)
         before = _nvue_applied_revision(revisions)
@@ -199,18 +205,7 @@ class _ConfigApply:
             self._send("nv config detach", timeout)
             return 1, [*log_lines, f"`nv config apply -y` did not apply ({applied.strip()[:120]}); detached"]
         log_lines.append(f"nv config apply -y: {applied.strip().splitlines()[-1]}")
-        problems: list[str] = []
-        for v in meta.get("verify") or []:
-            kind = verify_kind("nvue", v["field"])
-            if kind is None:
-                problems.append(f"{v['field']}: no way to read it back on nvue")
-                continue
-            from roce_wizard.probes import PROBES
-
-            show = PROBES[kind].command(self.target, {})
-            problems += verify_problems(self.target, v["field"], list(v["ports"]), dict(v["expect"]), kind,
-                                        self._send(show, timeout))
-            log_lines.append(f"verify `{show}`: " + ("ok" if not problems else "; ".join(problems)))
+        problems = self._read_back(meta, "nvue", timeout, verify, log_lines)
         if problems:
             back = self._send(f"nv config apply {before} -y", timeout)
             if CLI_ERROR.search(back) or "applied" not in back:
@@ -223,8 +218,6 @@ class _ConfigApply:
 
     def _os10_undo(self, lines: list[str], before: str, timeout: float, name: str) -> tuple[bool, str]:
         """OS10: type the inverse of the lines the change added, then read the running config back."""
-        from roce_wizard.switch_undo import comparable, os10_inverse
-
         inverse = os10_inverse(lines, before, self._send(OS10_SHOW_RUN, timeout))
         if inverse:
             try:

@@ -16,6 +16,7 @@ from roce_wizard.transports.switch.common import (
     DEFAULT_PORT,
     NEEDS_ENABLE,
     NETMIKO_DEVICE_TYPES,
+    ReadBack,
     _host_port,
     _HostKeyPolicy,
     _MaskedLog,
@@ -36,6 +37,7 @@ class SwitchTransport(TransportOptions):
         known_hosts: str | Path | None = None,
         trust_on_first_use: bool = False,
         session_log_dir: str | Path | None = None,
+        verify: ReadBack | None = None,
     ):
         super().__init__(connect_timeout=connect_timeout, command_timeout=command_timeout,
                          max_concurrent_connects=max_concurrent_connects, password_resolver=password_resolver)
@@ -43,6 +45,9 @@ class SwitchTransport(TransportOptions):
         self._known_hosts_explicit = known_hosts is not None
         self.trust_on_first_use = trust_on_first_use
         self.session_log_dir = Path(session_log_dir) if session_log_dir is not None else None
+        # how a switch-config step is read back and judged (common.ReadBack); without one, a step that asks
+        # for a verify is refused before anything changes
+        self.verify = verify
         self._conns: ConnectionCache[_Conn] = ConnectionCache()
 
     # -- public --------------------------------------------------------------------------------

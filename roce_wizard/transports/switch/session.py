@@ -7,8 +7,8 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+from roce_wizard.commands.switch_config import CONFIG_MARK
 from roce_wizard.model import Target
-from roce_wizard.switchview import CONFIG_MARK
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
 from roce_wizard.transports.plumbing import SessionBase
 from roce_wizard.transports.switch.common import (
@@ -36,7 +36,7 @@ class SwitchSession(SessionBase):
     async def run(self, command: str, timeout: float | None = None) -> CommandResult:
         timeout = self._begin(timeout)
         if command.startswith(CONFIG_MARK + " "):
-            return await self._conn.configure(command, timeout)
+            return await self._conn.configure(command, timeout, self.transport.verify)
         return await self._conn.run(command, timeout)
 
 

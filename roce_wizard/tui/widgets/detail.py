@@ -10,10 +10,10 @@ from rich.console import Group
 from rich.text import Text
 
 from roce_wizard.catalog import SECTIONS
+from roce_wizard.commands.switch_config import human_command
 from roce_wizard.fixes import Planned
 from roce_wizard.model import Safety, Stage
 from roce_wizard.records.report import STYLE
-from roce_wizard.switchview import human_command
 from roce_wizard.textsafe import printable
 from roce_wizard.tui.board import Board
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
+from roce_wizard.commands.switch_config import parse_config_command
 from roce_wizard.lab import faults as faults_mod
 from roce_wizard.lab.scenarios import fresh, healthy
 from roce_wizard.lab.switch import SwitchCli
 from roce_wizard.model import Policy, RebootKind, Safety, Status
-from roce_wizard.switchview import parse_config_command
 from tests.checkcases import CATALOG, Case, build_facts
 from tests.unit.checks.test_switch_checks import recorded, roce_ports, switch
 

@@ -3,7 +3,7 @@ an automation script prints when it `print()`s the parsed JSON (single quotes, `
 
 `load_structured` turns either into Python data, safely: JSON first, then `ast.literal_eval` (literals only,
 never `eval`) on a bounded text. The vendor readers here map that data onto the same facts vocabulary the text
-parsers in switch/ produce, so the switch checks (RW501–RW507) judge both alike.
+parsers beside it produce, so the switch checks (RW501–RW507) judge both alike.
 """
 
 from __future__ import annotations

@@ -8,39 +8,39 @@ port to judge:
     (`port_key`: `Ethernet3` = `Et3`, `eth1/3` = `Eth1/3`);
   - in `analyze` (no inventory): every port (or config block) the pasted output shows.
 A field's value is None when the output does not say — never a guess. Checks stay pure: this module
-only reads `Facts`.
+only reads `Facts`. Beside it: switch_evidence (the output lines behind a finding), switch_fix (the fix by
+hand and the fix plan), switch_verify (the read-back after a change, handed to the switch transport).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from roce_wizard.commands.switch_config import VENDOR_OF_DEVICE_TYPE
 from roce_wizard.model import Facts, MissingFact, Policy
 from roce_wizard.parsers.switch import port_key
 
 __all__ = [
     "ALL_PORTS",
-    "CONFIG_MARK",
     "FIELD_KINDS",
+    "READERS",
+    "UNLISTED_PORTS",
     "VENDOR_NAMES",
-    "FixText",
     "Item",
     "Selection",
     "dscp_priority",
+    "failing_of",
     "kinds",
     "lossless_queue",
-    "parse_config_command",
+    "peer_label",
+    "port_findings",
+    "probe_names",
     "select",
-    "switch_plan",
     "vendor_of",
-    "verify_problems",
 ]
 
-VENDOR_OF_DEVICE_TYPE = {"arista_eos": "eos", "mellanox_mlnxos": "onyx", "dell_os10": "os10", "cumulus_nvue": "nvue",
-                         "sonic": "sonic"}
 VENDOR_NAMES = {"eos": "Arista EOS", "onyx": "NVIDIA Onyx", "os10": "Dell OS10", "nvue": "Cumulus NVUE",
                 "sonic": "SONiC"}
 ALL_PORTS = "all ports"  # the subject of a switch-wide setting (NVUE `nv show qos roce`, EOS global config)
@@ -261,7 +261,7 @@ READERS = {"pfc": _pfc_entries, "trust": _trust_entries, "mtu": _mtu_entries, "f
 # selecting what to judge
 
 
-def _probe_names() -> set[str]:
+def probe_names() -> set[str]:
     from roce_wizard.probes import PROBES
 
     return set(PROBES)
@@ -276,7 +276,7 @@ def pick_kind(facts: Facts, vendor: str, fld: str) -> str | None:
             return kind
     if facts.target is None:
         return None
-    probed = [k for k in options if k in _probe_names()]
+    probed = [k for k in options if k in probe_names()]
     if not probed:
         return None
     raise MissingFact(probed[0], facts.failures[probed[0]].reason if probed[0] in facts.failures else "")
@@ -303,6 +303,35 @@ def _matches(key: tuple[str, tuple[int, ...]] | None, name: str) -> bool:
             b = (b[0], a[1][: len(a[1]) - len(b[1])] + b[1])
         return a[0] == key[0] and len(a[1]) == len(key[1]) == len(b[1]) and a[1] <= key[1] <= b[1]
     return False
+
+
+class _PrintedPorts:
+    """The names an output prints (ports, config blocks, ranges), for `select`: the first one in the output's
+    order that covers a port, as a scan with `_matches` finds it, but one dict lookup per port (plus the few
+    range names) instead of a scan per port (issue 16: doctor was quadratic in a switch's ports)."""
+
+    def __init__(self, names: Iterable[str]):
+        self.exact: dict[tuple[str, tuple[int, ...]], tuple[int, str]] = {}
+        self.ranges: list[tuple[int, str]] = []  # names that are no single port but may cover one (Eth1/1-1/4)
+        for i, name in enumerate(names):
+            if name in (ALL_PORTS, UNLISTED_PORTS):
+                continue
+            key = port_key(name)
+            if key is not None:
+                self.exact.setdefault(key, (i, name))
+            elif "-" in name:
+                self.ranges.append((i, name))
+
+    def first(self, key: tuple[str, tuple[int, ...]] | None) -> str | None:
+        if key is None:
+            return None
+        exact = self.exact.get(key)
+        for i, name in self.ranges:
+            if exact is not None and i > exact[0]:
+                break
+            if _matches(key, name):
+                return name
+        return exact[1] if exact is not None else None
 
 
 def roce_ports(facts: Facts) -> list[dict[str, Any]] | None:
@@ -335,13 +364,13 @@ def select(facts: Facts, fld: str) -> Selection:
                         "'switch:port' on the esxi/linux targets): which ports carry RoCE is unknown")
         return sel
     seen: set[str] = set()
+    printed = _PrintedPorts(entries)
     for rp in wanted:
         port = rp.get("port") or ""
         if port in seen:
             continue
         seen.add(port)
-        key = port_key(port)
-        hit = next((n for n in entries if n not in (ALL_PORTS, UNLISTED_PORTS) and _matches(key, n)), None)
+        hit = printed.first(port_key(port))
         for fallback in (ALL_PORTS, UNLISTED_PORTS):
             if hit is None and fallback in entries:
                 hit = fallback
@@ -420,121 +449,6 @@ def lossless_queue(facts: Facts, vendor: str, policy: Policy) -> int:
     return prio
 
 
-# --------------------------------------------------------------------------------------------
-# the fix by hand, in the vendor's syntax (DOMAIN §3: rollback point first, a config session
-# where the vendor has one, save only after verifying)
-
-
-def interface_name(vendor: str, port: str) -> str:
-    """How the vendor's config mode names the port: EOS `Ethernet3`, Onyx `ethernet 1/3`, OS10
-    `ethernet1/1/3`, NVUE `swp3`."""
-    key = port_key(port)
-    if key is None or port == ALL_PORTS:
-        return port
-    nums = "/".join(str(n) for n in key[1])
-    names = {
-        "eos": {"eth": f"Ethernet{nums}", "po": f"Port-Channel{nums}"},
-        "onyx": {"eth": f"ethernet {nums}", "po": f"port-channel {nums}", "mpo": f"mlag-port-channel {nums}"},
-        "os10": {"eth": f"ethernet{nums}", "po": f"port-channel{nums}"},
-    }
-    return names.get(vendor, {}).get(key[0], port)
-
-
-@dataclass(frozen=True)
-class FixParts:
-    """What a fix-by-hand configures, as data: plan_fix groups these across ports into one change."""
-
-    vendor: str
-    port: str | None
-    interface_lines: tuple[str, ...]
-    global_lines: tuple[str, ...]
-
-
-_PORT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9/._:-]{0,63}$")
-
-
-class FixText(str):
-    """A finding's fix-by-hand text that also carries its `FixParts` (a str everywhere else)."""
-
-    parts: FixParts
-
-
-def vendor_fix(vendor: str, port: str | None, interface_lines: list[str] = (), global_lines: list[str] = ()) -> str:  # type: ignore[assignment]
-    """The exact commands, from a rollback point to the save, for one port (and/or switch-wide lines).
-    A port name the switch printed that does not look like one gives a sentence, no lines (and no plan)."""
-    if port and port not in (ALL_PORTS, UNLISTED_PORTS) and not _PORT_NAME.match(port):
-        from roce_wizard.commands.handfix import SWITCH_PORT, refused
-
-        return refused(SWITCH_PORT)
-    text = FixText(_vendor_fix_text(vendor, port, interface_lines, global_lines))
-    text.parts = FixParts(vendor, port, tuple(interface_lines), tuple(global_lines))
-    return text
-
-
-def _vendor_fix_text(vendor: str, port: str | None, interface_lines: list[str] = (),  # type: ignore[assignment]
-                     global_lines: list[str] = ()) -> str:  # type: ignore[assignment]
-    ifname = interface_name(vendor, port) if port and port != ALL_PORTS else None
-    if vendor == "eos":
-        body = list(global_lines)
-        if ifname and interface_lines:
-            body += [f"interface {ifname}", *(f"   {ln}" for ln in interface_lines)]
-        elif interface_lines:
-            body += ["interface <every RoCE port, e.g. Ethernet1-4>", *(f"   {ln}" for ln in interface_lines)]
-        return "\n".join([
-            "copy running-config flash:roce-wizard-rollback.cfg   ! rollback point first",
-            "configure session roce-wizard", *body,
-            "show session-config diffs", "commit",
-            "copy running-config startup-config   ! once the re-check passes",
-        ])
-    if vendor == "onyx":
-        body = list(global_lines)
-        if interface_lines:
-            where = ifname or "ethernet <every RoCE port, e.g. 1/1-1/4>"
-            body += [f"interface {where} {ln}" for ln in interface_lines]
-        return "\n".join([
-            "configuration write to roce-wizard-rollback no-switch   # rollback point first",
-            "configure terminal", *body, "exit",
-            "configuration write   # once the re-check passes",
-        ])
-    if vendor == "os10":
-        body = list(global_lines)
-        if interface_lines:
-            body += [f"interface {ifname or 'range ethernet<first>-<last RoCE port>'}", *(f" {ln}" for ln in interface_lines)]
-        return "\n".join([
-            "copy running-configuration config://roce-wizard-rollback.xml   ! rollback point first",
-            "configure terminal", *body, "end",
-            "write memory   ! once the re-check passes",
-        ])
-    if vendor == "sonic":
-        return "\n".join([
-            "sudo config save -y /etc/sonic/config_db.rollback.json   # rollback point first",
-            *global_lines, *interface_lines,
-            "sudo config save -y   # once the re-check passes",
-        ])
-    if vendor == "nvue":  # NVUE Command Reference, "Config Commands"
-        return "\n".join([
-            "nv config revision   # note the applied revision R: `nv config apply R -y` rolls back",
-            *global_lines, *interface_lines,
-            "nv config diff", "nv config apply -y   # or answer y at `Are you sure? [y/N]`",
-            "nv config save   # once the re-check passes (Cumulus Linux 5.9+ saves on apply)",
-        ])
-    return "\n".join([*global_lines, *interface_lines])
-
-
-def evidence_lines(raw: str | None, item: Item, *patterns: str, limit: int = 6) -> str | None:
-    """The output lines about this port (by its printed name) and/or matching `patterns`."""
-    if not raw:
-        return None
-    import re
-
-    regexes = [re.compile(p, re.IGNORECASE) for p in patterns]
-    name = item.printed_as if item.printed_as not in (None, ALL_PORTS, UNLISTED_PORTS) else None
-    port_re = re.compile(rf"(^|\s|\"){re.escape(name)}(\s|:|\"|$)") if name else None
-    hits = [ln.rstrip() for ln in raw.splitlines()
-            if (port_re is not None and port_re.search(ln)) or any(r.search(ln) for r in regexes)]
-    return "\n".join(hits[:limit]) or None
-
-
 def port_findings(check: Any, facts: Facts, fld: str, judge: Any) -> list[Any]:
     """Findings for every item of `select(facts, fld)`: `judge(item, selection)` for the ports the
     output shows, an error for a RoCE port it does not show, a skip when there is nothing to judge."""
@@ -556,174 +470,6 @@ def port_findings(check: Any, facts: Facts, fld: str, judge: Any) -> list[Any]:
             continue
         out.append(judge(item, sel))
     return out
-
-
-# --------------------------------------------------------------------------------------------
-# fix plans: one configuration change per switch and check, every failing port in it
-
-CONFIG_MARK = "switch-config"  # a step command: `switch-config {meta JSON}` + newline + the config lines
-CONFIG_VENDORS = ("eos", "onyx", "os10", "nvue")
-
-
-def _range_groups(vendor: str, ports: list[str]) -> list[str]:
-    """Interface specs covering `ports` with ranges of consecutive ports (the vendor's range syntax)."""
-    keyed = sorted({port_key(p): p for p in ports if port_key(p) is not None}.items())
-    runs: list[list[tuple[int, ...]]] = []
-    for (kind, nums), _name in keyed:
-        if runs and len(runs[-1][-1]) == len(nums) and runs[-1][-1][:-1] == nums[:-1] \
-                and runs[-1][-1][-1] + 1 == nums[-1]:
-            runs[-1].append(nums)
-        else:
-            runs.append([nums])
-
-    def text(nums: tuple[int, ...]) -> str:
-        return "/".join(str(n) for n in nums)
-
-    out = []
-    for run in runs:
-        first, last = text(run[0]), text(run[-1])
-        out.append(first if first == last else f"{first}-{last}")
-    return out
-
-
-def config_lines(vendor: str, groups: list[tuple[list[str], tuple[str, ...]]], global_lines: list[str]) -> list[str]:
-    """The configuration-mode lines for switch-wide lines and (ports, interface lines) groups, with
-    interface ranges where the vendor has them."""
-    lines = list(global_lines)
-    for ports, body in groups:
-        specs = _range_groups(vendor, ports)
-        if not specs or not body:
-            continue
-        if vendor == "eos":
-            lines += ["interface " + ",".join(f"Ethernet{spec}" for spec in specs), *(f"   {ln}" for ln in body)]
-        elif vendor == "onyx":
-            lines += [f"interface ethernet {spec} {ln}" for spec in specs for ln in body]
-        elif vendor == "nvue":  # NVUE is flat: every line is a whole `nv set` command
-            lines += [ln for ln in body if ln not in lines]
-        elif vendor == "os10":
-            head = (f"interface ethernet{specs[0]}" if len(specs) == 1 and "-" not in specs[0]
-                    else "interface range " + ",".join(f"ethernet{spec}" for spec in specs))
-            lines += [head, *(f" {ln}" for ln in body), " exit"]
-    return lines
-
-
-def switch_plan(check: Any, facts: Facts, findings: list[Any], fld: str, expect: dict[str, Any],
-                summary: str, verify_ports: list[str] | None = None) -> Any:
-    """The FixPlan of a switch check: one `switch-config` step for every failing port (grouped, with
-    ranges), verified by reading `fld` back on those ports (`expect`), then saved; None when nothing
-    fails or the vendor has no config path here (NVUE, SONiC: the finding's fix-by-hand)."""
-    import json
-
-    from roce_wizard.model import FixPlan, RebootKind, Safety, Step
-
-    vendor = vendor_of(facts)
-    parts = [f.fix.parts for f in findings if isinstance(f.fix, FixText)]
-    if vendor not in CONFIG_VENDORS or not parts:
-        return None
-    global_lines: list[str] = []
-    by_body: dict[tuple[str, ...], list[str]] = {}
-    for part in parts:
-        global_lines += [ln for ln in part.global_lines if ln not in global_lines]
-        if part.port and part.port not in (ALL_PORTS, UNLISTED_PORTS) and part.interface_lines:
-            by_body.setdefault(part.interface_lines, [])
-            if part.port not in by_body[part.interface_lines]:
-                by_body[part.interface_lines].append(part.port)
-    lines = config_lines(vendor, [(ports, body) for body, ports in by_body.items()], global_lines)
-    for ln in lines:
-        if "\n" in ln or not ln.strip() or not all(32 <= ord(c) < 127 for c in ln):
-            from roce_wizard.probes import UnsafeValue
-
-            raise UnsafeValue(f"refusing to send {ln!r} to a switch")
-    if not lines:
-        return None
-    ports = [p for body_ports in by_body.values() for p in body_ports] or [ALL_PORTS]
-    # read back on the ports that failed (a switch-wide change, e.g. Onyx's no-drop list, too)
-    judged = list(dict.fromkeys(f.subject for f in findings if f.subject not in (None, ALL_PORTS, UNLISTED_PORTS)))
-    meta = {"name": f"roce-wizard-{check.code.lower()}", "vendor": vendor,
-            "verify": [{"field": fld, "ports": verify_ports or judged or [ALL_PORTS], "expect": expect}]}
-    before = "; ".join(f"{f.subject}: {json.dumps(f.observed, default=str)}" for f in findings if f.subject)
-    how = {"eos": "backup, config session", "nvue": "note the applied revision, nv set, nv config diff, "
-           "nv config apply -y"}.get(vendor, "backup, configure")
-    step = Step(f"configure {', '.join(ports)} on {facts.target_name} ({VENDOR_NAMES.get(vendor, vendor)}: {how}, "
-                "verify, save; rollback if the verify fails)",
-                CONFIG_MARK + " " + json.dumps(meta, separators=(",", ":")) + "\n" + "\n".join(lines),
-                before=before or None, after="\n".join(lines))
-    return FixPlan(check=check.code, target=facts.target_name, summary=summary, steps=(step,),
-                   safety=Safety.DISRUPTIVE, reboot=RebootKind.NONE)
-
-
-def parse_config_command(command: str) -> tuple[dict[str, Any], list[str]] | None:
-    """(meta, config lines) of a `switch-config` step command; None when it is not one."""
-    import json
-
-    head, _, body = command.partition("\n")
-    if not head.startswith(CONFIG_MARK + " "):
-        return None
-    meta = json.loads(head[len(CONFIG_MARK) + 1:])
-    if not isinstance(meta, dict):
-        raise ValueError("switch-config: the metadata is not a JSON object")  # noqa: TRY004 - a malformed line
-    return meta, [ln for ln in body.split("\n") if ln.strip()]
-
-
-def human_command(command: str) -> str:
-    """A step's command as a person reads it: a `switch-config` step's first line is the transport's JSON
-    metadata (session name, what to read back), not something anyone types: only its configuration lines."""
-    try:
-        parsed = parse_config_command(command)
-    except ValueError:
-        return command
-    return command if parsed is None else "\n".join(parsed[1])
-
-
-def verify_kind(vendor: str, fld: str) -> str | None:
-    """The probe kind a verify reads `fld` from on this vendor (the first one doctor probes)."""
-    names = _probe_names()
-    return next((k for k in FIELD_KINDS[fld].get(vendor, ()) if k in names), None)
-
-
-def verify_problems(target: Any, fld: str, ports: list[str], expect: dict[str, Any], kind: str,
-                    output: str) -> list[str]:
-    """What the switch, read back (`output` of the `kind` probe), still gets wrong on `ports`."""
-    from roce_wizard.parsers import PARSERS, ParseError
-    from roce_wizard.parsers.base import parser_bug
-    from roce_wizard.probes import PROBES
-
-    named = [{"port": p} for p in ports if p not in (ALL_PORTS, UNLISTED_PORTS)]
-    # no port named (a switch-wide setting): judge whatever the output shows, as `analyze` does
-    parse = PARSERS[PROBES[kind].parser].parse
-    try:
-        parsed = parse(output)
-    except Exception as exc:  # ParseError or a parser's own bug: not read back, so the change is not verified
-        return [f"{fld}: cannot read it back (`{kind}`: {exc if isinstance(exc, ParseError) else parser_bug(exc, parse)})"]
-    facts = Facts(data={kind: parsed, "roce_ports": named}, target=target if named else None)
-    sel = select(facts, fld)
-    if sel.why_none:
-        return [f"{fld}: cannot read it back ({sel.why_none})"]
-    problems = []
-    for item in sel.items:
-        entry = item.entry
-        if entry is None:
-            problems.append(f"{item.subject}: not in `{kind}`")
-            continue
-        for key, want in expect.items():
-            if key == "mtu_min":
-                ok = isinstance(entry.get("mtu"), int) and entry["mtu"] >= want
-                have = entry.get("mtu")
-            elif key == "ecn_queue":
-                have = entry.get("ecn_queues")
-                ok = want in (have or [])
-            elif key == "no_drop":
-                have = sorted(entry.get("no_drop") or [])
-                ok = have == sorted(want)
-            elif key == "dscp_priority":  # [dscp, priority]: the switch's DSCP map as RW507 reads it
-                have, _how = dscp_priority(facts, sel.vendor, kind, int(want[0]), item)
-                ok = have == int(want[1])
-            else:
-                have = entry.get(key)
-                ok = have == want
-            if not ok:
-                problems.append(f"{item.subject}: {key} is {have}, wanted {want}")
-    return problems
 
 
 def failing_of(evaluate: Any, facts: Facts, policy: Policy) -> list[Any]:

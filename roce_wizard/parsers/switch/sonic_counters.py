@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from roce_wizard.parsers.base import Facts, ParseError, Parser, is_digits, lines
-from roce_wizard.parsers.switch_json import load_structured
+from roce_wizard.parsers.switch.structured import load_structured
 
 _RULE = re.compile(r"^\s*-+(\s+-+)+\s*$")
 _PFC_HEAD = re.compile(r"^\s*Port (Rx|Tx)\s+PFC0\s+PFC1\s+PFC2\s+PFC3\s+PFC4\s+PFC5\s+PFC6\s+PFC7\s*$")
