@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 import roce_wizard
-from roce_wizard import runlog
+from roce_wizard.records import runlog
 from roce_wizard.lab import control
 
 ROOT = Path(roce_wizard.__file__).resolve().parent
