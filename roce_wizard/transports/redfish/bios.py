@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from roce_wizard.transports.redfish.client import _http_error, _json, _path, redfish_message
+from roce_wizard.transports.redfish.features import SETTINGS_SELECT
 
 if TYPE_CHECKING:
     from roce_wizard.transports.redfish.session import RedfishSession
@@ -104,18 +105,17 @@ async def bios_set(session: RedfishSession, wanted: dict[str, str]) -> str:
     a job already scheduled is replaced by one holding both (iDRAC refuses a PATCH while one is
     scheduled, SYS011). Other BMCs (iLO): the PATCH itself is applied at the next reset. Values
     already current, or already staged with a scheduled job, send nothing."""
-    systems = await _get_json(session, "/redfish/v1/Systems")
-    members = [m.get("@odata.id") for m in systems.get("Members") or [] if isinstance(m, dict)]
-    if not members or not members[0]:
-        raise _Refused(f"{session._bmc.name}: /redfish/v1/Systems lists no system")
-    system = await _get_json(session, _path(members[0]))
-    bios_uri = (system.get("Bios") or {}).get("@odata.id")
-    if not bios_uri:
-        raise _Refused(f"{session._bmc.name}: system {members[0]} has no Bios resource")
-    bios = await _get_json(session, _path(bios_uri))
-    settings_uri = _path(((bios.get("@Redfish.Settings") or {}).get("SettingsObject") or {}).get("@odata.id")
-                          or bios_uri.rstrip("/") + "/Settings")
-    settings = await _get_json(session, settings_uri)
+    try:  # what the BIOS has: as `redfish bios` reads it ($expand / $select where the BMC has them)
+        system_uri, system = await session._system()
+        bios_uri = (system.get("Bios") or {}).get("@odata.id")
+        if not bios_uri:
+            raise _Refused(f"{session._bmc.name}: system {system_uri} has no Bios resource")
+        bios = await session._object(_path(bios_uri))
+        settings_uri = _path(((bios.get("@Redfish.Settings") or {}).get("SettingsObject") or {}).get("@odata.id")
+                              or bios_uri.rstrip("/") + "/Settings")
+        settings = await session._selected(settings_uri, SETTINGS_SELECT)
+    except _Refused as exc:
+        raise _Refused(str(exc)) from None  # exit 1: the BMC refused
     doc = bios_document(session._bmc.root, system, bios, settings)
     current, pending = doc["attributes"], doc["pending"] or {}
     registry = await _registry(session, _path(bios_uri), bios)

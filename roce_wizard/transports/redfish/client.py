@@ -9,6 +9,7 @@ import re
 import socket
 import ssl
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -16,6 +17,7 @@ import httpx
 from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
 from roce_wizard.transports.plumbing import host_port
+from roce_wizard.transports.redfish.features import ProtocolFeatures
 
 if TYPE_CHECKING:
     from roce_wizard.transports.redfish.connect import RedfishTransport
@@ -26,11 +28,24 @@ log = logging.getLogger("roce_wizard.transports.redfish")
 DEFAULT_PORT = 443
 SERVICE_ROOT = "/redfish/v1"
 SESSIONS = "/redfish/v1/SessionService/Sessions"
+# RFC 9112 §9.3.1: a client may retry an idempotent request once when the connection closed under it
+IDEMPOTENT = frozenset({"GET", "HEAD", "DELETE"})
 _PATH = re.compile(r"^/redfish(?:/[A-Za-z0-9_.:@$%()=,+-]*)*/?(?:\?[A-Za-z0-9_.=&$,%-]*)?$")
 
 
+@dataclass
+class BmcStats:
+    """What one run asked of one BMC: TCP connections opened, HTTP requests sent, logins."""
+
+    connections: int = 0
+    requests: int = 0
+    logins: int = 0
+
+
 class _Bmc:
-    """One logged-in BMC: its HTTP client, its service root and how requests authenticate."""
+    """One logged-in BMC: its HTTP client (one kept-alive connection), its service root, what it supports
+    of the query parameters, and how requests authenticate. `connections` counts the TCP connections
+    opened to it and `requests` the requests sent, in `stats` (kept by the transport past `close()`)."""
 
     def __init__(self, transport: RedfishTransport, target: Target, client: httpx.AsyncClient):
         self.transport = transport
@@ -40,6 +55,8 @@ class _Bmc:
         self.token: str | None = None
         self.session_uri: str | None = None
         self.basic: tuple[str, str] | None = None
+        self.features = ProtocolFeatures()
+        self.stats = transport.stats.setdefault(target.name, BmcStats())
         host, port = host_port(target, DEFAULT_PORT)
         self.name = f"{target.name} ({host}:{port})"
 
@@ -48,13 +65,28 @@ class _Bmc:
         headers = dict(kw.pop("headers", {}) or {})
         if auth and self.token:
             headers["X-Auth-Token"] = self.token
-        try:
-            return await self.client.request(method, path, headers=headers,
-                                             auth=self.basic if auth and self.basic else None, **kw)
-        except httpx.TimeoutException:
-            raise
-        except httpx.TransportError as exc:
-            raise self._map_error(exc) from exc
+        first: httpx.TransportError | None = None
+        while True:
+            opened = self.stats.connections
+            self.stats.requests += 1
+            try:
+                return await self.client.request(method, path, headers=headers, extensions={"trace": self._trace},
+                                                 auth=self.basic if auth and self.basic else None, **kw)
+            except httpx.TimeoutException:
+                raise
+            except httpx.TransportError as exc:
+                # a kept-alive connection the BMC closed while it was idle: once more, on a new connection
+                if first is None and method in IDEMPOTENT and self.stats.connections == opened and _closed(exc):
+                    first = exc
+                    continue
+                # the retry could not even connect: what happened first is the news (the BMC dropped us)
+                cause = first if first is not None and isinstance(exc, httpx.ConnectError) else exc
+                raise self._map_error(cause) from cause
+
+    async def _trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's trace extension: count the TCP connections this client opens."""
+        if event == "connection.connect_tcp.complete":
+            self.stats.connections += 1
 
     async def login(self) -> None:
         root = await self.request("GET", SERVICE_ROOT, auth=False)
@@ -67,6 +99,8 @@ class _Bmc:
                 "check the address and port of the BMC in the inventory",
             )
         self.root = body
+        self.stats.logins += 1
+        self.features = ProtocolFeatures.of(body)
         username = self.target.credentials.username
         password = self.transport._password(self.target)
         if password is None:
@@ -182,6 +216,11 @@ def redfish_message(resp: httpx.Response) -> str:
     if texts:
         return " ".join(texts)
     return str(error.get("message") or "")
+
+
+def _closed(exc: httpx.TransportError) -> bool:
+    """The peer closed the connection (reset, EOF before an answer), as opposed to refusing a new one."""
+    return isinstance(exc, (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError))
 
 
 def _http_error(path: str, resp: httpx.Response) -> str:

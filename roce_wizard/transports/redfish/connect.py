@@ -12,12 +12,17 @@ import httpx
 from roce_wizard.model import Target
 from roce_wizard.transports.base import ConnectErrorKind, TransportError
 from roce_wizard.transports.plumbing import ConnectionCache, TransportOptions, conn_key, host_port, option_flag
-from roce_wizard.transports.redfish.client import DEFAULT_PORT, _Bmc
+from roce_wizard.transports.redfish.client import DEFAULT_PORT, BmcStats, _Bmc
 from roce_wizard.transports.redfish.session import RedfishSession
 
 
 class RedfishTransport(TransportOptions):
-    """Opens one HTTPS client (and Redfish session) per BMC and hands out sessions on it."""
+    """Opens one HTTPS client (and Redfish session) per BMC and hands out sessions on it.
+
+    The client keeps ONE connection to its BMC, kept alive for the whole run (requests to one BMC take
+    turns on it, as BMCs serve few connections; no idle expiry on our side: the BMC closes an idle
+    connection when it wants to, and a request that finds it closed is retried once on a new one).
+    `stats[target name]` counts the connections, requests and logins of the run."""
 
     def __init__(
         self,
@@ -30,6 +35,7 @@ class RedfishTransport(TransportOptions):
                          max_concurrent_connects=max_concurrent_connects, password_resolver=password_resolver)
         self.warnings: list[str] = []  # e.g. TLS verification turned off for a target (the CLI prints them)
         self._bmcs: ConnectionCache[_Bmc] = ConnectionCache()
+        self.stats: dict[str, BmcStats] = {}
 
     async def session(self, target: Target) -> RedfishSession:
         bmc = await self._bmcs.get(conn_key(target, DEFAULT_PORT), lambda: self._connect(target))
@@ -74,6 +80,7 @@ class RedfishTransport(TransportOptions):
             netloc = f"[{host}]" if ":" in host and not host.startswith("[") else host
             client = httpx.AsyncClient(
                 base_url=f"https://{netloc}:{port}", verify=verify, follow_redirects=False,
+                limits=httpx.Limits(max_connections=1, max_keepalive_connections=1, keepalive_expiry=None),
                 timeout=httpx.Timeout(self._command_timeout(target), connect=self._connect_timeout(target)),
                 headers={"Accept": "application/json", "OData-Version": "4.0", "User-Agent": "roce-wizard"},
             )

@@ -15,9 +15,12 @@ from roce_wizard.transports.base import CommandResult, TransportError
 from roce_wizard.transports.plumbing import SessionBase
 from roce_wizard.transports.redfish.bios import _Refused, bios_document, bios_set
 from roce_wizard.transports.redfish.client import _PATH, _Bmc, _dropped, _http_error, _json, _path, _result
+from roce_wizard.transports.redfish.features import SETTINGS_SELECT, SYSTEM_SELECT, expanded_member
 
 if TYPE_CHECKING:
     from roce_wizard.transports.redfish.connect import RedfishTransport
+
+SYSTEMS = "/redfish/v1/Systems"
 
 
 class RedfishSession(SessionBase):
@@ -89,38 +92,76 @@ class RedfishSession(SessionBase):
             return _result(command, "", str(exc), exc.status, started)
         return _result(command, line + "\n", "", 0, started)
 
-    async def _bios(self, command: str, started: float) -> CommandResult:
-        async def get(path: str) -> tuple[dict[str, Any] | None, str | None, int]:
-            resp = await self._get(path)
-            if not 200 <= resp.status_code < 300:
-                return None, _http_error(path, resp), resp.status_code
-            body = _json(resp)
-            if not isinstance(body, dict):
-                return None, f"GET {path}: the answer is not a JSON object", 1
-            return body, None, 0
+    # -- reading: only what the checks need, in as few requests as the BMC allows (features.py) --------
 
-        systems, err, status = await get("/redfish/v1/Systems")
-        if systems is None:
-            return _result(command, "", err or "", status, started)
-        members = [m.get("@odata.id") for m in systems.get("Members") or [] if isinstance(m, dict)]
+    async def _object(self, path: str) -> dict[str, Any]:
+        """GET `path` as a JSON object; _Refused(message, HTTP status or 1) otherwise."""
+        resp = await self._get(path)
+        if not 200 <= resp.status_code < 300:
+            raise _Refused(_http_error(path, resp), resp.status_code)
+        body = _json(resp)
+        if not isinstance(body, dict):
+            raise _Refused(f"GET {path}: the answer is not a JSON object", 1)
+        return body
+
+    async def _selected(self, path: str, properties: tuple[str, ...]) -> dict[str, Any]:
+        """GET `path` asking for `properties` only where the BMC has $select; a BMC that refuses the
+        query after all is asked plainly (and not asked with $select again this run)."""
+        bmc = self._bmc
+        url = bmc.features.selected(path, properties)
+        if url != path:
+            resp = await self._get(url)
+            body = _json(resp)
+            if 200 <= resp.status_code < 300 and isinstance(body, dict):
+                return body
+            if resp.status_code not in (401, 403):
+                bmc.features = bmc.features.without_select()
+        return await self._object(path)
+
+    async def _system(self) -> tuple[str, dict[str, Any]]:
+        """The first member of /redfish/v1/Systems and its resource: one GET with $expand where the BMC
+        has it, else the collection, then the member (with $select where the BMC has that)."""
+        bmc = self._bmc
+        collection: dict[str, Any] | None = None
+        url = bmc.features.expanded(SYSTEMS)
+        if url is not None:
+            resp = await self._get(url)
+            body = _json(resp)
+            if 200 <= resp.status_code < 300 and isinstance(body, dict):
+                member = expanded_member(body)
+                if member is not None:
+                    return str(member["@odata.id"]), member
+                collection = body  # the BMC ignored $expand: this is the plain collection
+            elif resp.status_code not in (401, 403):
+                bmc.features = bmc.features.without_expand()
+        if collection is None:
+            collection = await self._object(SYSTEMS)
+        members = [m.get("@odata.id") for m in collection.get("Members") or [] if isinstance(m, dict)]
         if not members or not members[0]:
-            return _result(command, "", f"{self._bmc.name}: /redfish/v1/Systems lists no system", 1, started)
-        system, err, status = await get(_path(members[0]))
-        if system is None:
-            return _result(command, "", err or "", status, started)
-        bios_uri = (system.get("Bios") or {}).get("@odata.id")
-        if not bios_uri:
-            return _result(command, "", f"{self._bmc.name}: system {members[0]} has no Bios resource", 1, started)
-        bios, err, status = await get(_path(bios_uri))
-        if bios is None:
-            return _result(command, "", err or "", status, started)
+            raise _Refused(f"{bmc.name}: {SYSTEMS} lists no system", 1)
+        return str(members[0]), await self._selected(_path(members[0]), SYSTEM_SELECT)
+
+    async def _bios(self, command: str, started: float) -> CommandResult:
+        try:
+            system_uri, system = await self._system()
+            bios_uri = (system.get("Bios") or {}).get("@odata.id")
+            if not bios_uri:
+                raise _Refused(f"{self._bmc.name}: system {system_uri} has no Bios resource", 1)
+            bios = await self._object(_path(bios_uri))
+        except _Refused as exc:
+            return _result(command, "", str(exc), exc.status, started)
         settings_uri = (((bios.get("@Redfish.Settings") or {}).get("SettingsObject") or {}).get("@odata.id")
                         or bios_uri.rstrip("/") + "/Settings")
-        settings, err, status = await get(_path(settings_uri))
+        settings: dict[str, Any] | None = None
+        settings_error: str | None = None
+        try:
+            settings = await self._selected(_path(settings_uri), SETTINGS_SELECT)
+        except _Refused as exc:
+            settings_error = str(exc)
         doc = bios_document(self._bmc.root, system, bios, settings)
-        doc["system_uri"] = members[0]
+        doc["system_uri"] = system_uri
         doc["bios_uri"] = bios_uri
         doc["settings_uri"] = settings_uri
         if settings is None:
-            doc["settings_error"] = err
+            doc["settings_error"] = settings_error
         return _result(command, json.dumps(doc, indent=2, sort_keys=True) + "\n", "", 0, started)
