@@ -76,3 +76,55 @@ def test_ethtool_stats_non_ascii_priority_digit_is_not_a_priority():
 def test_ethtool_stats_garbage_raises(garbage):
     with pytest.raises(ParseError):
         parse("ethtool_stats", garbage)
+
+
+# --- hw_counters ------------------------------------------------------------------------------
+
+def test_hw_counters_echo_header_cat_loop_names_device_from_cwd_prompt():
+    f = parse("hw_counters", corpus_text("hw_counters/gpud-943-mlx5-counters-echo-header-cat-loop.txt"))
+    dev = f["by_device"]["mlx5_1/1"]
+    assert len(dev) == 21
+    assert dev["port_xmit_data"] == 205143497464492 and dev["excessive_buffer_overrun_errors"] == 15
+    assert dev["port_xmit_wait"] == 4294967295 and f["counters"]["symbol_error"] == 0
+
+
+def test_hw_counters_printf_columns_after_cd():
+    f = parse("hw_counters", corpus_text("hw_counters/netdata-9091-omnipath-printf-name-value-columns.txt"))
+    assert f["by_device"]["hfi1_0/1"]["PktDrop"] == 134 and f["counters"]["RcResend"] == 2079
+    assert len(f["counters"]) == 37
+
+
+def test_hw_counters_na_values_are_unreadable_not_zero():
+    f = parse("hw_counters", corpus_text("hw_counters/node-exporter-966-i40iw-grep-na-no-pma.txt"))
+    assert f["counters"] == {} and f["values"] == []
+    assert f["unreadable"]["port_rcv_data"] == "N/A (no PMA)" and len(f["unreadable"]) == 8
+
+
+def test_hw_counters_echo_path_and_value_shape():
+    # `for f in /sys/class/infiniband/mlx5_0/ports/1/hw_counters/*; do echo $f $(cat $f); done`
+    text = ("$ for f in /sys/class/infiniband/mlx5_0/ports/1/hw_counters/*; do echo $f $(cat $f); done\n"
+            "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent 3773741\n"
+            "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/rp_cnp_handled 43305\n")
+    f = parse("hw_counters", text)
+    assert f["by_device"] == {"mlx5_0/1": {"np_cnp_sent": 3773741, "rp_cnp_handled": 43305}}
+    assert f["counters"] == {"np_cnp_sent": 3773741, "rp_cnp_handled": 43305}
+
+
+@pytest.mark.parametrize("shape", ["crlf", "ansi", "pdsh"])
+def test_hw_counters_pasted_shapes(shape):
+    text = corpus_text("hw_counters/gpud-943-mlx5-counters-echo-header-cat-loop.txt")
+    if shape == "crlf":
+        text = text.replace("\n", "\r\n")
+    elif shape == "ansi":
+        text = text.replace("=== ./port_xmit_data ===", "\x1b[1m=== ./port_xmit_data ===\x1b[0m")
+    else:
+        text = "\n".join(f"gpu07: {ln}" for ln in text.split("\n") if ln.strip())
+    f = parse("hw_counters", text)
+    assert f["by_device"]["mlx5_1/1"]["port_xmit_data"] == 205143497464492
+    assert f.get("host") == ("gpu07" if shape == "pdsh" else None)
+
+
+@pytest.mark.parametrize("garbage", ["", "no counters here\njust words", "=== ./np_cnp_sent ===\nmany\n"])
+def test_hw_counters_garbage_raises(garbage):
+    with pytest.raises(ParseError):
+        parse("hw_counters", garbage)
