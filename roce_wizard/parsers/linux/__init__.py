@@ -1,7 +1,7 @@
 """Linux host tools: iproute2 (`ip -j`, text `ip link`), ethtool, mlnx_qos, dmesg, lspci, sysfs probes.
 
 Kinds: ip_json, ip_link_vf, ethtool_pause, ethtool_stats, mlnx_qos, linux_dmesg, lspci_list,
-lspci_vvv, boot_id, tool_presence, ulimit_memlock, systemd_limit_memlock, roce_ecn_sysfs.
+lspci_vvv, boot_id, tool_presence, ulimit_memlock, systemd_limit_memlock, roce_ecn_sysfs, lspci_link.
 
 Prompts and command lines are context only (which interface `ethtool -S` read), never data.
 Sniffer scores: ~95 for a tool's own signature line, lower and proportional to the share of
@@ -27,6 +27,7 @@ from roce_wizard.parsers.linux.limits import (
     sniff_ulimit_memlock,
 )
 from roce_wizard.parsers.linux.lspci import parse_lspci_list, parse_lspci_vvv, sniff_lspci_list, sniff_lspci_vvv
+from roce_wizard.parsers.linux.lspci_link import parse_lspci_link, sniff_lspci_link
 from roce_wizard.parsers.linux.mlnx_qos import parse_mlnx_qos, sniff_mlnx_qos
 from roce_wizard.parsers.linux.system import (
     parse_boot_id,
@@ -67,4 +68,6 @@ PARSERS: dict[str, Parser] = {
                                     sniff_systemd_limit_memlock, "systemctl show -p LimitMEMLOCK <unit>"),
     "roce_ecn_sysfs": Parser("roce_ecn_sysfs", parse_roce_ecn_sysfs, sniff_roce_ecn_sysfs,
                              "/sys/class/net/<if>/ecn/roce_{np,rp}/enable/<p>: DCQCN per priority"),
+    "lspci_link": Parser("lspci_link", parse_lspci_link, sniff_lspci_link,
+                         "lspci -vv | grep Lnk: PCIe LnkCap/LnkSta per device"),
 }

@@ -8,13 +8,8 @@ from roce_wizard.parsers.base import (
     Facts,
     ParseError,
     body_lines,
-    fraction,
-    is_bare_command,
-    is_elision,
     lines,
-    prompt_command,
 )
-from roce_wizard.parsers.paste import clean
 from roce_wizard.parsers.unwrap import per_host
 
 # ---------------------------------------------------------------------------------------------
@@ -75,33 +70,11 @@ def _link(value: str) -> dict:
     return out
 
 
-_BDF_ONLY = re.compile(r"^\s*((?:[0-9a-fA-F]{4,}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s*$")
-_LNK = re.compile(r"^\s*Lnk(?:Cap|Sta):")
-
-
-def _filtered_device(pci: str | None) -> dict:
-    """A device known only from `lspci -s <bdf> … | grep Lnk` (or a script's bare BDF line): what the filter
-    hid (description, SR-IOV capability, driver) is absent, not "none"."""
-    return {"pci": pci, "filtered": True}
-
-
 def _lspci_vvv_one(text: str) -> Facts:
     devices: list[dict] = []
     dev: dict | None = None
     in_sriov = False
-    pending: str | None = None  # the device a `lspci -s <bdf>` command line names, for grep-filtered output
-    for ln in lines(clean(text)):
-        if not ln.strip() or is_elision(ln):
-            continue
-        cmd = prompt_command(ln)
-        if cmd is None and is_bare_command(ln, ("lspci",)):
-            cmd = ln.strip()
-        if cmd is not None:
-            m = re.search(r"\blspci\b.*?\s-s\s*(\S+)", cmd)
-            pending = m.group(1) if m and re.fullmatch(r"(?:[0-9a-fA-F]{4,}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]",
-                                                       m.group(1)) else None
-            dev = None
-            continue
+    for ln in body_lines(text, ("lspci",)):
         if not ln[:1].isspace():
             m = _LSPCI.match(ln)
             if m:
@@ -111,20 +84,7 @@ def _lspci_vvv_one(text: str) -> Facts:
                        "driver": None}
                 devices.append(dev)
                 in_sriov = False
-                pending = None
-                continue
-            m = _BDF_ONLY.match(ln)
-            if m:
-                dev = _filtered_device(m.group(1))
-                devices.append(dev)
-                in_sriov = False
-                continue
-            if not _LNK.match(ln):
-                continue
-        if dev is None and _LNK.match(ln):
-            dev = _filtered_device(pending)
-            devices.append(dev)
-            in_sriov = False
+            continue
         if dev is None:
             continue
         s = ln.strip()
@@ -154,7 +114,7 @@ def _lspci_vvv_one(text: str) -> Facts:
             dev["part_number"] = m.group(1)
         elif (m := re.match(r"\[SN\] Serial number:\s*(\S+)", s)):
             dev["serial_number"] = m.group(1)
-        elif in_sriov and dev.get("sriov") is not None:
+        elif in_sriov and dev["sriov"] is not None:
             sr = dev["sriov"]
             if (m := re.match(r"IOVCtl:\s*Enable([+-])", s)):
                 sr["enabled"] = m.group(1) == "+"
@@ -185,8 +145,4 @@ def sniff_lspci_vvv(text: str) -> int:
         r"^\s+(?:Subsystem|Capabilities|LnkCap|LnkSta|Kernel driver in use|Control|Status):", ln))
     if head and detail >= 2:
         return 92
-    # `lspci -s <bdf> -vv | grep Lnk` (per device, or after a script's bare BDF line): only link lines
-    body = body_lines(text, ("lspci",))
-    if any(re.match(r"^\s*LnkCap:", ln) for ln in body) and any(re.match(r"^\s*LnkSta:", ln) for ln in body):
-        return round(85 * fraction(body, lambda ln: bool(_LNK.match(ln) or _BDF_ONLY.match(ln))))
     return 0
