@@ -222,11 +222,11 @@ def parse_nccl_log(text: str) -> Facts:
 
 def sniff_nccl_log(text: str) -> int:
     head = text[:200_000]
-    if re.search(r"\bNCCL (?:INFO|WARN) ", head) or re.search(r"^\s*#\s*Avg bus bandwidth\s*:", head, re.M):
+    if re.search(r"\bNCCL (?:INFO|WARN) ", head) or re.search(r"^\s*#\s*Avg bus bandwidth\s*:", head, re.MULTILINE):
         return 95
-    if re.search(r"^\s*#.*\bsize\b.*\bcount\b.*\bbusbw\b", head, re.M) or re.search(
-            r"^\s*#\s*\(B\)\s+\(elements\)", head, re.M):
+    if re.search(r"^\s*#.*\bsize\b.*\bcount\b.*\bbusbw\b", head, re.MULTILINE) or re.search(
+            r"^\s*#\s*\(B\)\s+\(elements\)", head, re.MULTILINE):
         return 85
-    if re.search(r"^\s*NCCL version [0-9]", head, re.M):
+    if re.search(r"^\s*NCCL version [0-9]", head, re.MULTILINE):
         return 80
     return 0
