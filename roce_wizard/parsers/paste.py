@@ -280,6 +280,8 @@ def hint_kind(command: str | None) -> str | None:
     program = words[0].rsplit("/", 1)[-1]
     line = " ".join([program, *words[1:]])
     line = re.sub(r"\s--formatter[= ]\S+|\s--debug\b", "", line)  # esxcli's global options
+    if program == "lspci" and any(re.search(r"Lnk", st) for st in stages[1:]):
+        return "lspci_link"  # `lspci -s X -vv | grep Lnk`: the link lines only, not the verbose listing
     for pattern, kind in _HINTS:
         subject = line.lower() if "pauseparams" in pattern else line
         if program in _LAUNCHERS:  # `mpirun -np 2 ./osu_bw`, `pdsh -w n[1-2] ibv_devinfo`: the tool is further on

@@ -16,7 +16,8 @@ from tests.conftest import corpus_files, corpus_text
 ALL_SNIFFERS = {**rdma.PARSERS, **linux.PARSERS}
 CORPUS_KINDS = ("ip_link_vf", "ethtool_pause", "ethtool_stats", "mlnx_qos", "linux_dmesg", "lspci_list",
                 "lspci_vvv")
-KINDS = CORPUS_KINDS + ("ip_json", "boot_id", "machine_id", "tool_presence")
+KINDS = CORPUS_KINDS + ("ip_json", "boot_id", "machine_id", "tool_presence",
+                        "ulimit_memlock", "systemd_limit_memlock", "roce_ecn_sysfs", "lspci_link")  # issue 15
 
 
 def parse(kind: str, text: str) -> dict:

@@ -12,6 +12,7 @@ from roce_wizard.parsers.base import (
     to_bool,
 )
 from roce_wizard.parsers.linux.common import _commands
+from roce_wizard.parsers.unwrap import per_host
 
 # ---------------------------------------------------------------------------------------------
 # ethtool -a
@@ -59,11 +60,23 @@ def sniff_ethtool_pause(text: str) -> int:
 
 # ---------------------------------------------------------------------------------------------
 # ethtool -S
+#
+# mlx5 names its per-priority counters `rx_prio<p>_bytes`, `_packets`, `_discards`, `tx_prio<p>_bytes`,
+# `_packets` (physical port, per priority: what left/arrived on each PCP priority) and, for PFC,
+# `rx_prio<p>_pause`, `_pause_duration`, `_pause_transition`, `tx_prio<p>_pause`, `_pause_duration`; the
+# congestion counters `rx_out_of_buffer`, `rx_discards_phy`, `np_ecn_marked_roce_packets`, `np_cnp_sent`,
+# `rp_cnp_handled` sit beside them. Source: the kernel's
+# Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst ("Priority Port Counters") and
+# drivers/net/ethernet/mellanox/mlx5/core/en_stats.c (`pport_per_prio_traffic_stats_desc`: rx_prio%d_bytes,
+# rx_prio%d_packets, rx_prio%d_discards, tx_prio%d_bytes, tx_prio%d_packets; the pfc group: rx/tx_prio%d_pause,
+# _pause_duration, rx_prio%d_pause_transition). Every `(rx|tx)_prio<p>_<what>` line lands in
+# `prio[p]["<rx|tx>_<what>"]`, whatever <what> a driver version adds.
 
 _STAT_LINE = re.compile(r"^\s*([A-Za-z0-9_][\w.\-\[\]/]*):\s+(-?[0-9]+)\s*$")
+_PRIO_NAME = re.compile(r"^(rx|tx)_prio([0-7])_([a-z0-9_]+)$")
 
 
-def parse_ethtool_stats(text: str) -> Facts:
+def _ethtool_stats_one(text: str) -> Facts:
     counters: dict[str, int] = {}
     facts: Facts = {}
     for c in _commands(text, ("ethtool",)):
@@ -77,7 +90,17 @@ def parse_ethtool_stats(text: str) -> Facts:
     if not counters:
         raise ParseError("ethtool_stats", "no `name: value` counter line found")
     facts["counters"] = counters
+    prio: dict[int, dict[str, int]] = {}
+    for name, value in counters.items():
+        m = _PRIO_NAME.match(name)
+        if m:
+            prio.setdefault(int(m.group(2)), {})[f"{m.group(1)}_{m.group(3)}"] = value
+    if prio:
+        facts["prio"] = dict(sorted(prio.items()))
     return facts
+
+
+parse_ethtool_stats = per_host(_ethtool_stats_one)
 
 
 def sniff_ethtool_stats(text: str) -> int:

@@ -10,6 +10,7 @@ from roce_wizard.parsers.base import (
     body_lines,
     lines,
 )
+from roce_wizard.parsers.unwrap import per_host
 
 # ---------------------------------------------------------------------------------------------
 # lspci / lspci -nn
@@ -69,7 +70,7 @@ def _link(value: str) -> dict:
     return out
 
 
-def parse_lspci_vvv(text: str) -> Facts:
+def _lspci_vvv_one(text: str) -> Facts:
     devices: list[dict] = []
     dev: dict | None = None
     in_sriov = False
@@ -132,6 +133,9 @@ def parse_lspci_vvv(text: str) -> Facts:
     if len(devices) > 1:
         facts["devices"] = devices
     return facts
+
+
+parse_lspci_vvv = per_host(_lspci_vvv_one)
 
 
 def sniff_lspci_vvv(text: str) -> int:

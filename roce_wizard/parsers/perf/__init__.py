@@ -14,6 +14,7 @@ common.py holds the small helpers. Format rules were read from the tools' source
 from __future__ import annotations
 
 from roce_wizard.parsers.base import ParseError, Parser
+from roce_wizard.parsers.perf.nccl import parse_nccl_log, sniff_nccl_log
 from roce_wizard.parsers.perf.osu import parse_osu, sniff_osu
 from roce_wizard.parsers.perf.perftest import bw_to_gbps, parse_perftest, sniff_perftest
 from roce_wizard.parsers.perf.ucx import (
@@ -37,4 +38,6 @@ PARSERS: dict[str, Parser] = {
         "openmpi_ucx_log", parse_openmpi_ucx_log, sniff_openmpi_ucx_log,
         "MPI run output with UCX log lines (UCX_LOG_LEVEL=info)",
     ),
+    "nccl_log": Parser("nccl_log", parse_nccl_log, sniff_nccl_log,
+                       "NCCL_DEBUG=INFO log / nccl-tests table: NET/IB vs NET/Socket, devices, busbw"),
 }

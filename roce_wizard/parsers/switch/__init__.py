@@ -46,6 +46,7 @@ from roce_wizard.parsers.switch.eos import (
     sniff_eos_qos_maps,
     sniff_eos_running_config,
 )
+from roce_wizard.parsers.switch.eos_counters import parse_eos_queue_counters, sniff_eos_queue_counters
 from roce_wizard.parsers.switch.nvue import (
     parse_nvue_interfaces,
     parse_nvue_qos_roce,
@@ -101,5 +102,7 @@ PARSERS: dict[str, Parser] = {
         Parser("nvue_interfaces", parse_nvue_interfaces, sniff_nvue_interfaces, "Cumulus nv show interface"),
         Parser("sonic_pfc", parse_sonic_pfc, sniff_sonic_pfc, "SONiC show pfc priority / counters"),
         *SONIC_COUNTER_PARSERS.values(),  # sonic_show_pfc, sonic_queue_counters (sonic_counters.py)
+        Parser("eos_queue_counters", parse_eos_queue_counters, sniff_eos_queue_counters,
+               "EOS show interfaces counters queue [detail]: egress enqueue/drop per port and TC"),
     )
 }

@@ -7,6 +7,7 @@ from typing import Any
 
 from roce_wizard.parsers.base import Facts, ParseError, is_digits, to_bool, to_int
 from roce_wizard.parsers.switch.common import _has, _ints, _json, _output_lines
+from roce_wizard.parsers.switch.nvue_counters import roce_counters
 
 # --------------------------------------------------------------------------------------------
 # Cumulus NVUE `nv show qos roce` (table or -o json) and `nv show interface X qos roce counters`
@@ -175,6 +176,7 @@ def parse_nvue_qos_roce(text: str) -> Facts:
 
         walk(tree, "")
         facts["counters"] = counters
+        facts["roce_counters"] = roce_counters(counters)  # the counts as ints (nvue_counters.py)
     return facts
 
 
