@@ -145,7 +145,7 @@ def ctrf_json(doctor_json: dict[str, Any], *, stop_ms: int | None = None) -> dic
     """Doctor's JSON as a CTRF report. Doctor records the run's duration, not its start: `stop_ms` (ms
     since the epoch, default now) is when the run ended and start = stop - duration."""
     summary_in = doctor_json.get("summary") or {}
-    duration_ms = int(round(float(summary_in.get("duration_s") or 0.0) * 1000))
+    duration_ms = round(float(summary_in.get("duration_s") or 0.0) * 1000)
     stop = int(time.time() * 1000) if stop_ms is None else int(stop_ms)
     tests = []
     for row in doctor_json.get("results") or []:

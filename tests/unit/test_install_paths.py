@@ -97,7 +97,7 @@ def _works(program: Path, where: Path) -> None:
     """`checks` lists the catalog, `explain RW208` prints its documentation, from `where`."""
     listed = _run([str(program), "checks"], where, ROCE_WIZARD_STATE_DIR=str(where / "state"))
     assert listed.returncode == 0, listed.stderr
-    assert re.findall(r"^(RW\d{3})  ", listed.stdout, re.M) == _catalog_codes()
+    assert re.findall(r"^(RW\d{3})  ", listed.stdout, re.MULTILINE) == _catalog_codes()
     explained = _run([str(program), "explain", "RW208"], where, ROCE_WIZARD_STATE_DIR=str(where / "state"))
     assert explained.returncode == 0, explained.stderr
     assert explained.stdout.startswith("RW208 num-vfs-covers-max-vfs — NUM_OF_VFS covers max_vfs\n")
