@@ -121,17 +121,20 @@ def _expected_in_wheel() -> dict[str, str]:
     return expected
 
 
-@pytest.fixture(scope="module")
-def wheel_files(tmp_path_factory) -> set[str]:
-    # built from a clean copy: setuptools reuses a checkout's build/ and *.egg-info/SOURCES.txt, which
-    # would ship files a fresh clone's wheel lacks (and the build writes nothing into the checkout)
-    source = tmp_path_factory.mktemp("source")
+def clean_source(source: Path) -> Path:
+    """A copy of what a fresh clone builds from, in `source`: setuptools reuses a checkout's build/ and
+    *.egg-info/SOURCES.txt, which would ship files a fresh clone's wheel lacks (and a build would write
+    into the checkout)."""
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
     junk = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build", "dist")
     for src in {"roce_wizard", *_pyproject()["tool"]["setuptools"].get("package-dir", {}).values()}:
         shutil.copytree(ROOT / src, source / src, ignore=junk)
-    out = tmp_path_factory.mktemp("wheel")
+    return source
+
+
+def build_wheel(source: Path, out: Path) -> Path:
+    """`pip wheel --no-deps` of `source` into `out`: the path of the one wheel."""
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
          "--disable-pip-version-check", "-w", str(out), str(source)],
@@ -139,8 +142,14 @@ def wheel_files(tmp_path_factory) -> set[str]:
     assert build.returncode == 0, f"pip wheel failed:\n{build.stdout}\n{build.stderr}"
     wheels = list(out.glob("roce_wizard-*.whl"))
     assert len(wheels) == 1, f"expected one wheel in {out}: {wheels}"
-    with zipfile.ZipFile(wheels[0]) as wheel:
-        return set(wheel.namelist())
+    return wheels[0]
+
+
+@pytest.fixture(scope="module")
+def wheel_files(tmp_path_factory) -> set[str]:
+    wheel = build_wheel(clean_source(tmp_path_factory.mktemp("source")), tmp_path_factory.mktemp("wheel"))
+    with zipfile.ZipFile(wheel) as archive:
+        return set(archive.namelist())
 
 
 def test_wheel_ships_every_module_and_data_file(wheel_files):
