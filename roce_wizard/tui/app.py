@@ -22,7 +22,7 @@ from textual.message import Message
 
 from roce_wizard import reboots
 from roce_wizard.engine import RunReport, run_checks
-from roce_wizard.fixes import Planned, apply_plans, plan_fixes
+from roce_wizard.engine.fixes import Planned, apply_plans, plan_fixes
 from roce_wizard.model import Safety, Status
 from roce_wizard.report import summary_line, to_json_dict
 from roce_wizard.runlog import RunLog
@@ -49,11 +49,11 @@ class Connection:
     reboot_timeout: float = 1200.0  # seconds a host may take to come back from a reboot
     reboot_poll: float = 5.0  # seconds between looks at a rebooting host (the practice lab: well under one)
 
-    def transports(self, run_dir: Path) -> tuple[Any, set[str]]:
+    def transports(self, run_dir: Path) -> Any:
         if self.replay is not None:
             from roce_wizard.transports.replay import ReplayTransport  # noqa: PLC0415
 
-            return ReplayTransport.from_file(self.replay, max_concurrent_connects=self.concurrency), set()
+            return ReplayTransport.from_file(self.replay, max_concurrent_connects=self.concurrency)
         return live_transports({t.kind for t in self.setup.targets}, known_hosts=self.known_hosts,
                                trust_on_first_use=False, concurrency=self.concurrency,
                                connect_timeout=self.connect_timeout, timeout=self.timeout, run_dir=run_dir,
@@ -126,11 +126,8 @@ class WizardApp(App[int]):
     async def _checks(self, purpose: str, names: set[str] | None, runlog: RunLog) -> RunReport | None:
         setup = self.connection.setup
         chosen = setup.chosen if purpose != "preflight" else {c: v for c, v in setup.chosen.items() if c == "RW001"}
-        transport, unavailable = self.connection.transports(runlog.path)
-        targets = [t for t in setup.targets if t.kind.value not in unavailable and (names is None or t.name in names)]
-        if unavailable:
-            self.post_message(msg.WorkFailed("transports", f"no transport for {', '.join(sorted(unavailable))} "
-                                             "targets in this install: not checked"))
+        transport = self.connection.transports(runlog.path)
+        targets = [t for t in setup.targets if names is None or t.name in names]
         self.post_message(msg.ChecksStarted([t.name for t in targets], purpose))
         report = await run_checks(targets, chosen, transport, setup.policy, stage_of=setup.stage_of, runlog=runlog,
                                   concurrency=self.connection.concurrency, command_timeout=self.connection.timeout,
@@ -166,7 +163,7 @@ class WizardApp(App[int]):
         runlog = RunLog.create(kind="fix")
         self.run_dirs.append(runlog.path)
         try:
-            transport, _ = self.connection.transports(runlog.path)
+            transport = self.connection.transports(runlog.path)
             result = await apply_plans(planned, transport, runlog=runlog, command_timeout=self.connection.timeout,
                                        on_step=lambda step: self.post_message(msg.FixStepDone(step)))
             self.post_message(msg.FixFinished(result))
@@ -193,7 +190,7 @@ class WizardApp(App[int]):
             book = reboots.build_ledger()
             reasons = {h: [f"{p.check}: {p.reason}" if p.reason else p.check for p in book[h].awaiting_reboot]
                        for h in hosts if h in book}
-            transport, _ = self.connection.transports(runlog.path)
+            transport = self.connection.transports(runlog.path)
             # VMs on a host block maintenance mode: the confirmation said they are powered off and on again
             plan = reboots.RebootPlan(self.connection.setup.targets, transport, power_off_vms=True,
                                       keep_vms_off=False, command_timeout=self.connection.timeout,
@@ -230,7 +227,7 @@ class WizardApp(App[int]):
         fixes confirmed, a host's VMs stay off between its reboots and come back once), and again until
         nothing is left. The previews were confirmed before this starts: the gate (safe, or safe and
         disruptive) holds for every round, as it does for `fix --yes [--allow-disruptive]`."""
-        from roce_wizard.fixes import FixContext, RoundHooks, fix_until_ready  # noqa: PLC0415
+        from roce_wizard.engine.fixes import FixContext, RoundHooks, fix_until_ready  # noqa: PLC0415
 
         if refuse_work(self, "fix everything", msg.FixAllFinished([f"refused: {READ_ONLY}"], False)):
             return
@@ -238,15 +235,10 @@ class WizardApp(App[int]):
         self.run_dirs.append(runlog.path)
         setup = self.connection.setup
         try:
-            unavailable: set[str] = set()
-
             def transports() -> Any:
-                out, missing = self.connection.transports(runlog.path)
-                unavailable.update(missing)
-                return out
+                return self.connection.transports(runlog.path)
 
-            transports()
-            targets = [t for t in setup.targets if t.kind.value not in unavailable]
+            targets = setup.targets
             allow = {Safety.SAFE} | ({Safety.DISRUPTIVE} if include_disruptive else set())
             ctx = FixContext(targets, setup.chosen, setup.stage_of, setup.policy, transports, allow, runlog,
                              concurrency=self.connection.concurrency, command_timeout=self.connection.timeout)

@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from roce_wizard.catalog import load_catalog
 from roce_wizard.cli import app
 from roce_wizard.engine import run_checks
-from roce_wizard.fixes import plan_fixes
+from roce_wizard.engine.fixes import plan_fixes
 from roce_wizard.handfix import MST_DEVICE, NMLX5_PARAMS, VMNIC, refused
 from roce_wizard.inventory import load_inventory
 from roce_wizard.model import Safety

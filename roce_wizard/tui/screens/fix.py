@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from roce_wizard.fixes import Planned, StepResult
+from roce_wizard.engine.fixes import Planned, StepResult
 from roce_wizard.model import Safety
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg

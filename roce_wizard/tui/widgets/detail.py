@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.text import Text
 
 from roce_wizard.catalog import SECTIONS
-from roce_wizard.fixes import Planned
+from roce_wizard.engine.fixes import Planned
 from roce_wizard.model import Safety, Stage
 from roce_wizard.report import STYLE
 from roce_wizard.switchview import human_command
