@@ -36,7 +36,7 @@ def doctor(
     checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
 ) -> None:
     """Run the checks on every target of the inventory and report, by stage and target."""
-    from roce_wizard.engine import run_checks  # noqa: PLC0415
+    from roce_wizard.engine import Mode, RunSetup, run  # noqa: PLC0415
     from roce_wizard.report import render_terminal, to_json_dict  # noqa: PLC0415
     from roce_wizard.runlog import RunLog, diff_results, previous_results  # noqa: PLC0415
 
@@ -58,16 +58,10 @@ def doctor(
             concurrency=concurrency, connect_timeout=connect_timeout, timeout=timeout, run_dir=runlog.path)
     if not targets:
         raise _err(f"no target to check in {inventory}")
-    runlog.event("inventory", path=str(inventory.resolve()), targets=[t.name for t in targets], playbook=setup.playbook,
-                 checks=list(chosen), policy=policy.to_dict())
-    tool_facts = None
-    if replay is None:  # the ledger knows which guests' VMs this tool powered off (RW001 says so)
-        from roce_wizard.reboots import build_ledger, vm_aliases  # noqa: PLC0415
-        from roce_wizard.vm_restore import vm_power_facts  # noqa: PLC0415
-
-        tool_facts = vm_power_facts(build_ledger(runlog.path.parent.parent, vm_aliases(targets)), targets)
-    report = asyncio.run(run_checks(targets, chosen, transport, policy, stage_of=stage_of, runlog=runlog,
-                                    concurrency=concurrency, command_timeout=timeout, tool_facts=tool_facts))
+    run_setup = RunSetup(targets, chosen, stage_of, policy, lambda: transport, runlog, inventory=inventory,
+                         playbook=setup.playbook, concurrency=concurrency, command_timeout=timeout,
+                         ledger_facts=replay is None)
+    report = asyncio.run(run(run_setup, Mode.CHECK)).report
     for used in {id(t): t for t in (transport.values() if isinstance(transport, dict) else [transport])}.values():
         for warning in getattr(used, "warnings", []):  # e.g. TLS verification turned off for a target
             Console(stderr=True).print(f"[yellow]warning:[/] {printable(warning)}", highlight=False, soft_wrap=True)

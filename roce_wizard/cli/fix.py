@@ -12,7 +12,6 @@ from rich.console import Console
 from rich.markup import escape
 
 from roce_wizard.cli.base import _load_checks, _setup, app
-from roce_wizard.model import ExitCode
 from roce_wizard.session import live_transports
 from roce_wizard.switchview import human_command
 from roce_wizard.textsafe import printable
@@ -48,8 +47,8 @@ def fix(
     Safe fixes apply by default; disruptive ones only with --allow-disruptive; manual ones are shown and
     never run. Changes that wait for a reboot are listed per host with their reason; --reboot reboots
     those hosts (in batches of --batch), waits for them, verifies and goes on until nothing is left."""
-    from roce_wizard.engine import run_checks  # noqa: PLC0415
-    from roce_wizard.engine.fixes import FixContext, RoundHooks, fix_until_ready  # noqa: PLC0415
+    from roce_wizard.engine import Hooks, Mode, RunSetup, run  # noqa: PLC0415
+    from roce_wizard.engine.events import FixStepRan, RebootProgress, RoundJudged, VmsStillOff  # noqa: PLC0415
     from roce_wizard.model import Safety  # noqa: PLC0415
     from roce_wizard.reboots import scoped_ledger  # noqa: PLC0415
     from roce_wizard.report import summary_line  # noqa: PLC0415
@@ -72,8 +71,10 @@ def fix(
         if rw003 is not None:
             setup.chosen["RW003"], setup.stage_of["RW003"] = rw003, rw003.meta.stage
     allow = {Safety.SAFE} | ({Safety.DISRUPTIVE} if allow_disruptive else set())
-    ctx = FixContext(targets, setup.chosen, setup.stage_of, setup.policy, transports, allow, runlog,
-                     concurrency=concurrency, command_timeout=timeout)
+    run_setup = RunSetup(targets, setup.chosen, setup.stage_of, setup.policy, transports, runlog,
+                         inventory=inventory, playbook=setup.playbook, concurrency=concurrency,
+                         command_timeout=timeout, allow=allow, reboot=reboot, batch=batch,
+                         power_off_vms=allow_disruptive, reboot_timeout=reboot_timeout, poll_s=poll)
     asked: list[bool] = []
 
     def on_report(current) -> None:  # noqa: ANN001
@@ -132,48 +133,37 @@ def fix(
             Console(stderr=True).print("[red]`roce-wizard fix --reboot` powers them back on (or power them on "
                                        "in vCenter)[/]", highlight=False, soft_wrap=True)
 
-    hooks = RoundHooks(on_report=on_report, on_step=show, on_progress=progress, confirm=confirm,
-                       on_vms_still_off=vms_still_off)
+    def on_event(event: Any) -> None:
+        if isinstance(event, RoundJudged):
+            on_report(event.round)
+        elif isinstance(event, FixStepRan):
+            show(event.result)
+        elif isinstance(event, RebootProgress):
+            progress(event.host, event.state, event.note)
+        elif isinstance(event, VmsStillOff):
+            vms_still_off(event.off)
+
     try:
-        rounds = asyncio.run(fix_until_ready(ctx, reboot=reboot, batch=batch, power_off_vms=allow_disruptive,
-                                             reboot_timeout=reboot_timeout, poll_s=poll, hooks=hooks))
+        outcome = asyncio.run(run(run_setup, Mode.FIX, Hooks(on_event=on_event, confirm=confirm)))
     except KeyboardInterrupt:
         runlog.close()
         Console(stderr=True).print("[red]interrupted[/]" + (": the VMs it powered off are back on"
                                    if not still_off else ""), highlight=False)
         raise typer.Exit(130) from None
-    last = rounds[-1]
-    applied = [r.fixrun for r in rounds if r.fixrun is not None]
-    if not applied:
+    if not outcome.applied:
         runlog.close()
-        if still_off:
-            raise typer.Exit(int(ExitCode.FAILED))
-        failed_reboot = any(not o.ok for r in rounds for o in r.rebooted.values())
-        raise typer.Exit(int(ExitCode.FAILED) if failed_reboot else
-                         int(last.report.exit_code) if not last.planned else 0)
-    failed = any(not s.ok for run in applied for s in run.results) or any(run.errors for run in applied)
-    for run in applied:
-        for error in run.errors:
+        raise typer.Exit(int(outcome.exit_code))
+    for fixrun in outcome.applied:
+        for error in fixrun.errors:
             Console(stderr=True).print(f"[red]error:[/] {escape(printable(error))}", highlight=False, soft_wrap=True)
+    final = outcome.report
     if reboot:
-        final = last.report
-        if last.fixrun is not None:  # the loop stopped right after applying: one more look
-            final = asyncio.run(run_checks(targets, setup.chosen, transports(), setup.policy,
-                                           stage_of=setup.stage_of, runlog=runlog, concurrency=concurrency,
-                                           command_timeout=timeout))
-        reboots = {name: len(r) for name, r in _reboots_by_target(rounds).items()}
-        console.print(f"after {len(rounds)} round(s): {summary_line(final)}", highlight=False)
-        if reboots:
-            console.print("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(reboots.items())), highlight=False)
-        failed = failed or any(not o.ok for r in rounds for o in r.rebooted.values())
-        code = final.exit_code
+        console.print(f"after {len(outcome.rounds)} round(s): {summary_line(final)}", highlight=False)
+        if outcome.reboots:
+            console.print("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(outcome.reboots.items())),
+                          highlight=False)
     else:
-        touched = {s.target for run in applied for s in run.results}
-        again = asyncio.run(run_checks([t for t in targets if t.name in touched], setup.chosen, transports(),
-                                       setup.policy, stage_of=setup.stage_of, runlog=runlog,
-                                       concurrency=concurrency, command_timeout=timeout))
-        console.print(f"re-verified {len(touched)} target(s): {summary_line(again)}", highlight=False)
-        code = again.exit_code
+        console.print(f"re-verified {outcome.looked_again} target(s): {summary_line(final)}", highlight=False)
     runlog.flush()
     waiting = {name: entry for name, entry in scoped_ledger(runlog.path.parent.parent, runlog.path.name,
                                                             targets).items() if entry.awaiting_reboot}
@@ -185,16 +175,7 @@ def fix(
             reasons = "; ".join(f"{p.check}: {p.reason}" if p.reason else p.check for p in entry.awaiting_reboot)
             console.print(f"  {name}: {', '.join(kinds)} — {escape(printable(reasons))}", highlight=False, soft_wrap=True)
     runlog.close()
-    raise typer.Exit(int(ExitCode.FAILED) if failed or still_off else int(code))
-
-
-def _reboots_by_target(rounds: list[Any]) -> dict[str, list[Any]]:
-    out: dict[str, list[Any]] = {}
-    for r in rounds:
-        for name, outcome in r.rebooted.items():
-            if outcome.ok:
-                out.setdefault(name, []).append(outcome)
-    return out
+    raise typer.Exit(int(outcome.exit_code))
 
 
 def _print_plan(console: Console, planned: list[Any]) -> None:
