@@ -113,9 +113,4 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
 
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     """Write the one desired nmlx5_core parameter string (before/after: the full strings)."""
-    try:
-        if not failing(evaluate(facts, policy)):
-            return None
-    except MissingFact:
-        return None
     return params_fix_plan(CHECK, facts, policy, f"PFC on priority {policy.pfc_priority}: pfctx=pfcrx=0x{policy.pfc_bitmask:02x} (full nmlx5_core string)")

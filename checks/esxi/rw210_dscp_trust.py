@@ -97,9 +97,4 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
 
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     """Write the one desired nmlx5_core parameter string (before/after: the full strings)."""
-    try:
-        if not failing(evaluate(facts, policy)):
-            return None
-    except MissingFact:
-        return None
     return params_fix_plan(CHECK, facts, policy, f"trust {policy.trust.upper()} (trust_state, full nmlx5_core string)")

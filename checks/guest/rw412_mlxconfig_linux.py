@@ -233,8 +233,6 @@ def _sets(device: dict, t, wanted: int | None) -> tuple[dict[str, int], dict[str
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     """One mlxconfig set per device with every wrong Next Boot value, then a host reboot; None when
     compliant or when only a reboot is pending."""
-    if not failing(evaluate(facts, policy)):
-        return None
     t = facts.target
     wanted = _wanted_per_pf(t)
     steps = []

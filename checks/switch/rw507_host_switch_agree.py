@@ -370,14 +370,12 @@ def _pair(switch_end: Finding, port: str, sw: dict[str, Any], index: dict[tuple[
 compare_targets = compare_pairs  # the engine's cross-target hook
 
 
-def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+def plan_fix(facts: Facts, policy: Policy, *, failed: list) -> FixPlan | None:
     """The switch end of the agreement: give the RoCE DSCP the policy's priority in the switch's DSCP
     map (switch-wide on EOS / Onyx, the ports' trust map on OS10), read back on the ports that
     disagreed. The host end is RW209 / RW210 / RW409's own fix (the switch end is judged against the
     policy the hosts are fixed to)."""
-    findings = failing_of(evaluate, facts, policy)
-    if not findings:
-        return None
+    findings = failed  # the engine's guard: this check's failing findings, never empty
     wrong = [(p, i) for f in findings for p, i in ((f.details or {}).get("ports") or {}).items()
              if i.get("dscp_priority") not in (None, policy.pfc_priority)]
     ports = [p for p, _i in wrong]

@@ -8,6 +8,7 @@ reboots and repeating are rounds.py's; run.py sequences them.
 
 from __future__ import annotations
 
+import inspect
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -16,7 +17,18 @@ from typing import Any
 
 from roce_wizard.engine.events import FixStepRan, Sink, log_event
 from roce_wizard.engine.judge import RunReport
-from roce_wizard.model import FixPlan, Policy, RebootKind, Safety, Status, Target, TargetKind
+from roce_wizard.model import (
+    Facts,
+    FixPlan,
+    LoadedCheck,
+    MissingFact,
+    Policy,
+    RebootKind,
+    Safety,
+    Status,
+    Target,
+    TargetKind,
+)
 from roce_wizard.probes import UnsafeValue
 from roce_wizard.runlog import RunLog
 from roce_wizard.transports.base import Transport, TransportError
@@ -100,13 +112,30 @@ def plan_fixes(report: RunReport, policy: Policy, allow: set[Safety], *,
     return planned, errors
 
 
+def plan_for(check: LoadedCheck, facts: Facts, policy: Policy) -> FixPlan | None:
+    """THE guard every plan_fix relies on: the check's failing findings on these facts (fail, or warn for a
+    warn-level check; none when a fact is missing), and None without asking the check when there are none
+    (compliant: what makes `fix` after `fix` plan nothing). A plan_fix with a `failed` keyword gets them."""
+    if check.plan_fix is None:
+        return None
+    try:
+        failed = [f for f in check.evaluate(facts, policy) if f.status in (Status.FAIL, Status.WARN)]
+    except MissingFact:
+        return None
+    if not failed:
+        return None
+    if "failed" in inspect.signature(check.plan_fix).parameters:
+        return check.plan_fix(facts, policy, failed=failed)
+    return check.plan_fix(facts, policy)
+
+
 def _plan_one(report: RunReport, run: Any, code: str, policy: Policy, allow: set[Safety],
               not_passing: set[str]) -> tuple[Planned | None, str | None]:
     check = report.checks.get(code)
     if check is None or check.plan_fix is None:
         return None, None
     try:
-        plan = check.plan_fix(run.facts, policy)
+        plan = plan_for(check, run.facts, policy)
     except UnsafeValue as exc:  # a value the host printed that must not reach a shell: no plan, and why
         return None, f"{code} on {run.target.name}: not planned: {exc}"
     except Exception as exc:  # a planning bug is reported, never applied half-way
