@@ -225,7 +225,7 @@ class RunStopped(Event):
 
 @dataclass
 class LookStarted(Event):
-    """run() starts a look: `purpose` "checks", "round N", "re-verify" or "final"."""
+    """run() starts a look of its own: `purpose` "checks", "re-verify" or "final" (a round's look: RoundJudged)."""
 
     TYPE: ClassVar[str] = "look-started"
     LOGGED: ClassVar[bool] = False
