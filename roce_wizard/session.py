@@ -62,9 +62,8 @@ OTHER_TRANSPORTS = {
 
 def live_transports(kinds: set[TargetKind], *, known_hosts: Path | None, trust_on_first_use: bool,
                     concurrency: int, connect_timeout: float, timeout: float, run_dir: Path,
-                    interactive: bool = True) -> tuple[dict[TargetKind, Any], set[str]]:
-    """One transport per target kind (SSH shared by the SSH kinds), and an empty set: every kind has a
-    transport now (the set of kinds this install could not reach stays in the signature for its callers)."""
+                    interactive: bool = True) -> dict[TargetKind, Any]:
+    """One transport per target kind (SSH shared by the SSH kinds)."""
     from roce_wizard.transports.ssh import SshTransport  # noqa: PLC0415
 
     prompter = Prompter(interactive)
@@ -72,7 +71,6 @@ def live_transports(kinds: set[TargetKind], *, known_hosts: Path | None, trust_o
               "max_concurrent_connects": concurrency}
     ssh = SshTransport(known_hosts=known_hosts, trust_on_first_use=trust_on_first_use, **common)
     out: dict[TargetKind, Any] = {kind: ssh for kind in SSH_KINDS}
-    unavailable: set[str] = set()
     for kind in sorted(kinds - SSH_KINDS, key=lambda k: k.value):
         module_name, class_name = OTHER_TRANSPORTS[kind]
         module = importlib.import_module(module_name)
@@ -83,7 +81,7 @@ def live_transports(kinds: set[TargetKind], *, known_hosts: Path | None, trust_o
 
             extra["verify"] = read_back
         out[kind] = getattr(module, class_name)(**common, **extra)
-    return out, unavailable
+    return out
 
 
 @dataclass

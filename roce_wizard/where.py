@@ -95,7 +95,7 @@ def probes(check: LoadedCheck) -> list[dict[str, Any]]:
         elif entry["parser"] is not None:
             entry["note"] = "no live probe: `roce-wizard analyze` reads it from a pasted file"
         else:
-            entry["note"] = "a fact the engine provides (roce_wizard/engine.py), no command"
+            entry["note"] = "a fact the engine provides (roce_wizard/engine/gather.py), no command"
         out.append(entry)
     return out
 

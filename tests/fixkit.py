@@ -17,6 +17,7 @@ import time
 
 from roce_wizard.catalog import load_catalog
 from roce_wizard.engine import run_checks
+from roce_wizard.engine.fixes import plan_for as planned_fix
 from roce_wizard.lab import esxi as lab_esxi
 from roce_wizard.lab import guest as lab_guest
 from roce_wizard.lab import shell
@@ -92,7 +93,7 @@ def statuses(world: World, name: str, code: str) -> set[Status]:
 def plan_for(world: World, name: str, code: str) -> FixPlan | None:
     report = run(world, name, [code])
     facts = report.runs[0].facts
-    return CATALOG[code].plan_fix(facts, Policy())
+    return planned_fix(CATALOG[code], facts, Policy())
 
 
 def apply(world: World, name: str, plan: FixPlan) -> None:

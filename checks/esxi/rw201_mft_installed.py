@@ -42,13 +42,12 @@ Fix safety
 """
 
 from roce_wizard.checklib.esxi import find_vib, safe_datastore
-from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip
+from roce_wizard.checklib.findings import bad, excerpt, good, skip
 from roce_wizard.model import (
     Check,
     Facts,
     Finding,
     FixPlan,
-    MissingFact,
     Policy,
     RebootKind,
     Safety,
@@ -118,11 +117,6 @@ def _install_command(folder: str, name: str) -> str:
 
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     """Install the missing VIB(s) from the shared datastore; they take effect at the next host reboot."""
-    try:
-        if not failing(evaluate(facts, policy)):
-            return None
-    except MissingFact:
-        return None
     missing = [name for name in REQUIRED if find_vib(facts, name) is None]
     folder = safe_datastore(policy.vib_datastore)
     steps = tuple(

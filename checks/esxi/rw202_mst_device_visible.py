@@ -29,13 +29,12 @@ Fix safety
 
 import re
 
-from roce_wizard.checklib.findings import bad, excerpt, failing, good
+from roce_wizard.checklib.findings import bad, excerpt, good
 from roce_wizard.model import (
     Check,
     Facts,
     Finding,
     FixPlan,
-    MissingFact,
     Policy,
     RebootKind,
     Safety,
@@ -135,11 +134,6 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
 
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     """`mst start` when no device has an mst name; a manual `mst restart` when the card is missing."""
-    try:
-        if not failing(evaluate(facts, policy)):
-            return None
-    except MissingFact:
-        return None
     devices = [d for d in facts.need("mst_status").get("devices", []) if d.get("mst")]
     if not devices:
         return FixPlan(check=CHECK.code, target=facts.target_name, summary="start mst (the mst access driver)",

@@ -29,13 +29,12 @@ Fix safety
 """
 
 from roce_wizard.checklib.esxi import find_vib, safe_datastore
-from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip, version_tuple
+from roce_wizard.checklib.findings import bad, excerpt, good, skip, version_tuple
 from roce_wizard.model import (
     Check,
     Facts,
     Finding,
     FixPlan,
-    MissingFact,
     Policy,
     RebootKind,
     Safety,
@@ -92,11 +91,6 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
 
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     """Install the nmlx5 offline bundle from the shared datastore; the new driver loads at the next boot."""
-    try:
-        if not failing(evaluate(facts, policy)):
-            return None
-    except MissingFact:
-        return None
     core = find_vib(facts, "nmlx5-core")
     folder = safe_datastore(policy.vib_datastore)
     step = Step(f"install the nmlx5 offline bundle (>= {policy.min_nmlx5_version})",

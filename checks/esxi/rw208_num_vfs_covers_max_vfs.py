@@ -73,7 +73,7 @@ from roce_wizard.checklib.esxi import (
     parse_int_list,
     shown_mlx_device,
 )
-from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip
+from roce_wizard.checklib.findings import bad, excerpt, good, skip
 from roce_wizard.commands.handfix import MST_DEVICE, NMLX5_PARAMS, pasteable
 from roce_wizard.model import (
     Check,
@@ -81,7 +81,6 @@ from roce_wizard.model import (
     Facts,
     Finding,
     FixPlan,
-    MissingFact,
     Policy,
     RebootKind,
     Safety,
@@ -301,15 +300,10 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     return findings or [skip(CHECK, facts, "the mlxconfig query printed neither NUM_OF_VFS nor SRIOV_EN")]
 
 
-def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+def plan_fix(facts: Facts, policy: Policy, *, failed: list) -> FixPlan | None:
     """ONE mlxconfig set per device (NUM_OF_VFS=Σ+1, SRIOV_EN=1) and, when max_vfs differs from the
     inventory, the one desired nmlx5_core parameter string."""
-    try:
-        bad_findings = failing(evaluate(facts, policy))
-    except MissingFact:
-        return None
-    if not bad_findings:
-        return None
+    bad_findings = failed  # the engine's guard: this check's failing findings, never empty
     steps, seen = [], set()
     for finding in bad_findings:
         d = finding.details or {}

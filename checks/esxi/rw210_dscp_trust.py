@@ -30,13 +30,12 @@ Fix safety
 """
 
 from roce_wizard.checklib.esxi import merged_params_fix, module_params, params_details, params_fix_plan
-from roce_wizard.checklib.findings import bad, excerpt, failing, good
+from roce_wizard.checklib.findings import bad, excerpt, good
 from roce_wizard.model import (
     Check,
     Facts,
     Finding,
     FixPlan,
-    MissingFact,
     Policy,
     RebootKind,
     Severity,
@@ -89,9 +88,4 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
 
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     """Write the one desired nmlx5_core parameter string (before/after: the full strings)."""
-    try:
-        if not failing(evaluate(facts, policy)):
-            return None
-    except MissingFact:
-        return None
     return params_fix_plan(CHECK, facts, policy, f"trust {policy.trust.upper()} (trust_state, full nmlx5_core string)")

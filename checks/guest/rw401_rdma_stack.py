@@ -39,7 +39,7 @@ Fix safety
 
 import re
 
-from roce_wizard.checklib.findings import bad, excerpt, failing, good
+from roce_wizard.checklib.findings import bad, excerpt, good
 from roce_wizard.model import (
     Check,
     Evidence,
@@ -121,8 +121,6 @@ _BUNDLE = re.compile(r"^/[A-Za-z0-9_.+/-]*MLNX_OFED_LINUX-[A-Za-z0-9_.+-]+?(?:\.
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     """Install MLNX_OFED from the inventory's bundle, restart openibd; reboot the VM (host). None when a
     stack is there (or which one cannot be told)."""
-    if not failing(evaluate(facts, policy)):
-        return None
     t = facts.target
     bare = t is not None and t.kind is TargetKind.LINUX
     reboot = RebootKind.HOST if bare else RebootKind.VM_REBOOT

@@ -41,7 +41,7 @@ Fix safety
 import re
 
 from roce_wizard.checklib.esxi import safe_mlx_device
-from roce_wizard.checklib.findings import bad, excerpt, failing, good, skip
+from roce_wizard.checklib.findings import bad, excerpt, good, skip
 from roce_wizard.commands.handfix import MST_DEVICE, refused
 from roce_wizard.model import (
     Check,
@@ -232,8 +232,6 @@ def _sets(device: dict, t, wanted: int | None) -> tuple[dict[str, int], dict[str
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     """One mlxconfig set per device with every wrong Next Boot value, then a host reboot; None when
     compliant or when only a reboot is pending."""
-    if not failing(evaluate(facts, policy)):
-        return None
     t = facts.target
     wanted = _wanted_per_pf(t)
     steps = []

@@ -48,7 +48,7 @@ Fix safety
 """
 
 from roce_wizard.checklib.findings import bad, good
-from roce_wizard.checklib.switch import Item, Selection, failing_of, kinds, peer_label, port_findings
+from roce_wizard.checklib.switch import Item, Selection, kinds, peer_label, port_findings
 from roce_wizard.checklib.switch_evidence import evidence_lines
 from roce_wizard.checklib.switch_fix import switch_plan, vendor_fix
 from roce_wizard.model import (
@@ -137,11 +137,9 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     return port_findings(CHECK, facts, "pfc", _judge(facts, policy))
 
 
-def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+def plan_fix(facts: Facts, policy: Policy, *, failed: list) -> FixPlan | None:
     """One configuration change on this switch for every failing RoCE port (interface ranges), in a
     config session where the vendor has one, read back (pfc) and saved — or rolled back to the
     backup taken first."""
-    findings = failing_of(evaluate, facts, policy)
-    if not findings:
-        return None
+    findings = failed  # the engine's guard: this check's failing findings, never empty
     return switch_plan(CHECK, facts, findings, "pfc", {"no_drop": [policy.pfc_priority]}, f"priority {policy.pfc_priority} the only no-drop priority on the RoCE ports")

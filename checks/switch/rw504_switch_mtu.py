@@ -46,7 +46,7 @@ Fix safety
 from typing import Any
 
 from roce_wizard.checklib.findings import bad, good
-from roce_wizard.checklib.switch import Item, Selection, failing_of, kinds, peer_label, port_findings, vendor_of
+from roce_wizard.checklib.switch import Item, Selection, kinds, peer_label, port_findings, vendor_of
 from roce_wizard.checklib.switch_evidence import evidence_lines
 from roce_wizard.checklib.switch_fix import switch_plan, vendor_fix
 from roce_wizard.model import (
@@ -151,11 +151,9 @@ def compare_host_mtus(own: list[Finding], everything: list[Finding]) -> list[Fin
 compare_targets = compare_host_mtus  # the engine's cross-target hook
 
 
-def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+def plan_fix(facts: Facts, policy: Policy, *, failed: list) -> FixPlan | None:
     """One configuration change on this switch for every failing RoCE port (interface ranges), in a
     config session where the vendor has one, read back (mtu) and saved — or rolled back to the
     backup taken first."""
-    findings = failing_of(evaluate, facts, policy)
-    if not findings:
-        return None
+    findings = failed  # the engine's guard: this check's failing findings, never empty
     return switch_plan(CHECK, facts, findings, "mtu", {"mtu_min": required_mtu(vendor_of(facts) or "", policy)}, f"MTU {required_mtu(vendor_of(facts) or '', policy)} on the RoCE ports")

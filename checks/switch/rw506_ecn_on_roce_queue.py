@@ -59,7 +59,6 @@ from roce_wizard.checklib.findings import bad, good
 from roce_wizard.checklib.switch import (
     Item,
     Selection,
-    failing_of,
     kinds,
     lossless_queue,
     peer_label,
@@ -139,11 +138,9 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     return port_findings(CHECK, facts, "ecn", _judge(facts, policy))
 
 
-def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+def plan_fix(facts: Facts, policy: Policy, *, failed: list) -> FixPlan | None:
     """One configuration change on this switch for every failing RoCE port (interface ranges), in a
     config session where the vendor has one, read back (ecn) and saved — or rolled back to the
     backup taken first."""
-    findings = failing_of(evaluate, facts, policy)
-    if not findings:
-        return None
+    findings = failed  # the engine's guard: this check's failing findings, never empty
     return switch_plan(CHECK, facts, findings, "ecn", {"ecn_queue": lossless_queue(facts, vendor_of(facts) or "", policy)}, "ECN on the RoCE queue of the RoCE ports")

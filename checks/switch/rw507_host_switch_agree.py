@@ -55,7 +55,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from roce_wizard.checklib.findings import bad, good, skip
-from roce_wizard.checklib.switch import ALL_PORTS, Item, Selection, dscp_priority, failing_of, kinds, select
+from roce_wizard.checklib.switch import ALL_PORTS, Item, Selection, dscp_priority, kinds, select
 from roce_wizard.checklib.switch_evidence import evidence_lines
 from roce_wizard.checklib.switch_fix import FixText, interface_name, switch_plan, vendor_fix
 from roce_wizard.model import (
@@ -359,14 +359,12 @@ def _pair(switch_end: Finding, port: str, sw: dict[str, Any], index: dict[tuple[
 compare_targets = compare_pairs  # the engine's cross-target hook
 
 
-def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+def plan_fix(facts: Facts, policy: Policy, *, failed: list) -> FixPlan | None:
     """The switch end of the agreement: give the RoCE DSCP the policy's priority in the switch's DSCP
     map (switch-wide on EOS / Onyx, the ports' trust map on OS10), read back on the ports that
     disagreed. The host end is RW209 / RW210 / RW409's own fix (the switch end is judged against the
     policy the hosts are fixed to)."""
-    findings = failing_of(evaluate, facts, policy)
-    if not findings:
-        return None
+    findings = failed  # the engine's guard: this check's failing findings, never empty
     wrong = [(p, i) for f in findings for p, i in ((f.details or {}).get("ports") or {}).items()
              if i.get("dscp_priority") not in (None, policy.pfc_priority)]
     ports = [p for p, _i in wrong]

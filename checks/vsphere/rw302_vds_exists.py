@@ -48,7 +48,6 @@ from roce_wizard.checklib.vsphere import (
     action,
     bad_on,
     chosen_dvs,
-    failing_findings,
     good_on,
     vm_portgroups,
     vsphere_plan,
@@ -213,14 +212,12 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
 # ---------------------------------------------------------------------------- fix
 
 
-def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
+def plan_fix(facts: Facts, policy: Policy, *, failed: list) -> FixPlan | None:
     """One `vsphere dvs-create` line: create the VDS (maxMtu = eth_mtu) when there is none, its VM
     port group when it lacks one, and add each failing host with its RoCE vmnics as uplinks (or give a
     member the RoCE vmnics it lacks) — what vhpc-toolkit's `dvs --create` does. Hosts whose RoCE
     vmnics the inventory does not name are left to the finding's fix-by-hand."""
-    bad_findings = failing_findings(evaluate, facts, policy)
-    if not bad_findings:
-        return None
+    bad_findings = failed  # the engine's guard: this check's failing findings, never empty
     dvs = chosen_dvs(facts)
     name, pg = wanted_names(facts)
     name = (dvs or {}).get("name") or name or DEFAULT_DVS

@@ -1,9 +1,10 @@
 """The wizard: a Textual app over the same engine the CLI drives (session.load_setup,
-session.live_transports, engine.run_checks, fixes.plan_fixes / apply_plans).
+session.live_transports, engine.run: check, fix, reboot).
 
-Every engine call runs in a thread worker with its own event loop, exactly as the CLI runs it
-(asyncio.run), so a slow host or a blocking pyVmomi call never freezes the screen; engine events
-come back as messages (tui/messages.py) and update one Board (tui/board.py) the screens draw.
+Every engine run is an async worker on the app's loop (the transports run blocking libraries such as
+pyVmomi and netmiko in threads of their own), so it can be cancelled, and `q` during a fix stops it at a
+safe point; engine events come back as messages (tui/messages.py) and update one Board (tui/board.py)
+the screens draw.
 """
 
 from __future__ import annotations
@@ -20,11 +21,23 @@ from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 
-from roce_wizard import reboots
-from roce_wizard.records.ledger import build_ledger
-from roce_wizard.engine import RunReport, run_checks
-from roce_wizard.fixes import Planned, apply_plans, plan_fixes
+from roce_wizard.engine import Event, Hooks, Mode, RunOutcome, RunReport, RunSetup, run
+from roce_wizard.engine.events import (
+    Connected,
+    FixesApplied,
+    FixStepRan,
+    LookDone,
+    LookStarted,
+    ProbeRan,
+    RebootProgress,
+    RoundJudged,
+    RunStopped,
+    TargetJudged,
+    VmsStillOff,
+)
+from roce_wizard.engine.fixes import Planned, plan_fixes
 from roce_wizard.model import Safety, Status
+from roce_wizard.records.ledger import build_ledger
 from roce_wizard.records.report import summary_line, to_json_dict
 from roce_wizard.records.runlog import RunLog
 from roce_wizard.session import Setup, live_transports, load_setup
@@ -50,11 +63,11 @@ class Connection:
     reboot_timeout: float = 1200.0  # seconds a host may take to come back from a reboot
     reboot_poll: float = 5.0  # seconds between looks at a rebooting host (the practice lab: well under one)
 
-    def transports(self, run_dir: Path) -> tuple[Any, set[str]]:
+    def transports(self, run_dir: Path) -> Any:
         if self.replay is not None:
             from roce_wizard.transports.replay import ReplayTransport  # noqa: PLC0415
 
-            return ReplayTransport.from_file(self.replay, max_concurrent_connects=self.concurrency), set()
+            return ReplayTransport.from_file(self.replay, max_concurrent_connects=self.concurrency)
         return live_transports({t.kind for t in self.setup.targets}, known_hosts=self.known_hosts,
                                trust_on_first_use=False, concurrency=self.concurrency,
                                connect_timeout=self.connect_timeout, timeout=self.timeout, run_dir=run_dir,
@@ -87,6 +100,8 @@ class WizardApp(App[int]):
         self.ledger: dict[str, Any] = {}  # host -> reboots.HostLedger, as of the last run
         self.reboot_batch = 1  # hosts rebooted at once (the reboot tracker's +/-; "fix everything" uses it too)
         self.fix_all_result: msg.FixAllFinished | None = None
+        self.working: str | None = None  # a fix or reboot the engine is running ("fix", "reboot", "fix everything")
+        self.stop_requested = False  # the user confirmed quitting mid-run: the engine stops at its next safe point
         self.start = start
         self.sub_title = (subtitle or str(connection.inventory)) + (" — READ-ONLY replay" if connection.replay else "")
 
@@ -112,200 +127,140 @@ class WizardApp(App[int]):
         for screen in self.screen_stack:
             screen.post_message(make())
 
-    # ------------------------------------------------------------------ the engine, in workers
+    # ------------------------------------------------------------------ the engine, in async workers
 
-    def _on_engine_event(self, type_: str, data: dict[str, Any]) -> None:
-        # called on the worker's thread: only post messages from here
-        if type_ == "connect":
-            self.post_message(msg.TargetConnected(data["target"], bool(data.get("ok")), data.get("error_kind"),
-                                                  data.get("message")))
-        elif type_ == "probe":
-            self.post_message(msg.ProbeDone(data["target"], data["probe"], data.get("exit_status")))
-        elif type_ == "target-findings" and "run" in data:
-            self.post_message(msg.TargetFindings(data["run"], bool(data.get("resolved"))))
+    def run_setup(self, runlog: RunLog, **options: Any) -> RunSetup:
+        """The engine's RunSetup for this wizard's inventory (fresh transports per phase)."""
+        setup, c = self.connection.setup, self.connection
+        checks = options.pop("checks", setup.chosen)
+        return RunSetup(setup.targets, checks, setup.stage_of, setup.policy,
+                        lambda: c.transports(runlog.path), runlog, inventory=c.inventory, playbook=setup.playbook,
+                        concurrency=c.concurrency, command_timeout=c.timeout, reboot_timeout=c.reboot_timeout,
+                        poll_s=c.reboot_poll, **options)
 
-    async def _checks(self, purpose: str, names: set[str] | None, runlog: RunLog) -> RunReport | None:
-        setup = self.connection.setup
-        chosen = setup.chosen if purpose != "preflight" else {c: v for c, v in setup.chosen.items() if c == "RW001"}
-        transport, unavailable = self.connection.transports(runlog.path)
-        targets = [t for t in setup.targets if t.kind.value not in unavailable and (names is None or t.name in names)]
-        if unavailable:
-            self.post_message(msg.WorkFailed("transports", f"no transport for {', '.join(sorted(unavailable))} "
-                                             "targets in this install: not checked"))
-        self.post_message(msg.ChecksStarted([t.name for t in targets], purpose))
-        report = await run_checks(targets, chosen, transport, setup.policy, stage_of=setup.stage_of, runlog=runlog,
-                                  concurrency=self.connection.concurrency, command_timeout=self.connection.timeout,
-                                  on_event=self._on_engine_event)
-        runlog.write_results(to_json_dict(report))
-        runlog.flush()
-        self.post_message(msg.ChecksFinished(report, purpose, self.read_ledger()))
-        return report
+    def hooks(self, runlog: RunLog, purpose: str) -> Hooks:
+        """Engine events become messages (tui/messages.py); a stop the user confirmed is asked at safe points."""
+        return Hooks(on_event=lambda event: self._on_engine_event(event, runlog, purpose),
+                     stop_requested=lambda: self.stop_requested)
+
+    def _on_engine_event(self, event: Event, runlog: RunLog, purpose: str) -> None:
+        if isinstance(event, Connected):
+            self.post_message(msg.TargetConnected(event.target, event.ok, event.error_kind, event.message))
+        elif isinstance(event, ProbeRan):
+            self.post_message(msg.ProbeDone(event.target, event.probe, event.exit_status))
+        elif isinstance(event, TargetJudged) and event.run is not None:
+            self.post_message(msg.TargetFindings(event.run, event.resolved))
+        elif isinstance(event, LookStarted):
+            self.post_message(msg.ChecksStarted(event.targets, purpose if event.purpose == "checks" else
+                                                "checks" if event.purpose == "final" else event.purpose))
+        elif isinstance(event, LookDone):
+            runlog.write_results(to_json_dict(event.report))
+            self.post_message(msg.ChecksFinished(event.report, purpose if event.purpose == "checks" else
+                                                 "checks" if event.purpose == "final" else event.purpose,
+                                                 self.read_ledger()))
+        elif isinstance(event, FixesApplied):
+            self.post_message(msg.FixFinished(event.fixrun))
+        elif isinstance(event, FixStepRan):
+            self.post_message(msg.FixStepDone(event.result))
+        elif isinstance(event, RebootProgress):
+            self.post_message(msg.RebootProgress(event.host, event.state, event.note))
+        elif isinstance(event, RoundJudged):  # a round of "fix everything": the board shows it
+            current = event.round
+            self.post_message(msg.ChecksFinished(current.report, f"round {current.number}", self.read_ledger(),
+                                                 final=False))
+            runnable = sum(1 for p in current.planned if p.allowed)
+            if runnable:
+                self.log_line(f"round {current.number}: applying {runnable} fix(es)", "bold")
+            for error in current.errors:
+                self.post_message(msg.WorkFailed(f"round {current.number}", error))
+        elif isinstance(event, VmsStillOff):  # a VM this tool powered off could not come back
+            for item in event.off:
+                self.post_message(msg.WorkFailed(purpose, item.line()))
+        elif isinstance(event, RunStopped):
+            self.log_line(f"stopped {event.where} (round {event.round}): the run log says where", "bold yellow")
 
     def read_ledger(self) -> dict[str, Any] | None:
-        """The reboot ledger from every run log (off the UI thread: it reads them all)."""
+        """The reboot ledger from every run log."""
         try:
             return build_ledger()
         except Exception as exc:  # noqa: BLE001 - a ledger bug must not hide the results
             self.post_message(msg.WorkFailed("reboot ledger", f"{type(exc).__name__}: {exc}"))
             return None
 
-    @work(thread=True, group="engine", name="checks")
-    async def run_engine(self, purpose: str = "checks", names: set[str] | None = None) -> None:
-        runlog = RunLog.create(kind="doctor")
+    async def _engine(self, kind: str, purpose: str, mode: Mode, **options: Any) -> RunOutcome | None:
+        """One engine run on the app's loop (async worker: cancellable, and `q` can stop it at a safe point)."""
+        runlog = RunLog.create(kind=kind)
         self.run_dirs.append(runlog.path)
+        self.working = purpose if mode is not Mode.CHECK else None
         try:
-            await self._checks(purpose, names, runlog)
+            return await run(self.run_setup(runlog, **options), mode, self.hooks(runlog, purpose))
         except Exception as exc:  # noqa: BLE001 - shown, never a crashed UI
             self.post_message(msg.WorkFailed(purpose, f"{type(exc).__name__}: {exc}"))
+            if purpose == "fix everything":
+                self.post_message(msg.FixAllFinished([f"stopped: {type(exc).__name__}: {exc}"], False))
+            return None
         finally:
             runlog.close()
+            self.working = None
+            if self.stop_requested:  # the user confirmed quitting mid-run: the run stopped at a safe point
+                self.exit(0)
 
-    @work(thread=True, group="engine", name="fix")
+    @work(group="engine", name="checks")
+    async def run_engine(self, purpose: str = "checks", names: set[str] | None = None) -> None:
+        chosen = self.connection.setup.chosen
+        checks = {c: v for c, v in chosen.items() if c == "RW001"} if purpose == "preflight" else chosen
+        await self._engine("doctor", purpose, Mode.CHECK, names=names, checks=checks)
+
+    @work(group="engine", name="fix")
     async def apply_fixes(self, planned: list[Planned]) -> None:
         if refuse_work(self, "fix"):  # the screens refuse first; this is the last line
             return
-        runlog = RunLog.create(kind="fix")
-        self.run_dirs.append(runlog.path)
-        try:
-            transport, _ = self.connection.transports(runlog.path)
-            result = await apply_plans(planned, transport, runlog=runlog, command_timeout=self.connection.timeout,
-                                       on_step=lambda step: self.post_message(msg.FixStepDone(step)))
-            self.post_message(msg.FixFinished(result))
-            if result.results:
-                # every target, not only the touched ones: findings are judged across targets (root causes,
-                # vCenter's verdicts on hosts and VMs, a host's PFC against its switch port), so a fix on one
-                # target unblocks or changes cells on others. Targets run concurrently: this costs about the
-                # slowest target's time, and the touched ones' cells turn green as soon as they are judged.
-                await self._checks("re-verify", None, runlog)
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(msg.WorkFailed("fix", f"{type(exc).__name__}: {exc}"))
-        finally:
-            runlog.close()
+        await self._engine("fix", "fix", Mode.FIX, plans=planned)  # FixesApplied -> FixFinished, then the look
 
-    @work(thread=True, group="engine", name="reboot")
+    @work(group="engine", name="reboot")
     async def reboot_hosts(self, hosts: list[str], batch: int) -> None:
-        """Reboot through the reboot orchestration (reboots.reboot_hosts: maintenance mode via vCenter,
-        VMs powered off and on again, wait for a new boot), then re-verify and record the verdict."""
+        """Reboot through the reboot orchestration (maintenance mode via vCenter, VMs powered off and on again,
+        wait for a new boot), then re-verify and record the verdict: the engine's reboot mode."""
         if refuse_work(self, "reboot"):
             return
-        runlog = RunLog.create(kind="reboot")
-        self.run_dirs.append(runlog.path)
-        try:
-            book = build_ledger()
-            reasons = {h: [f"{p.check}: {p.reason}" if p.reason else p.check for p in book[h].awaiting_reboot]
-                       for h in hosts if h in book}
-            transport, _ = self.connection.transports(runlog.path)
-            # VMs on a host block maintenance mode: the confirmation said they are powered off and on again
-            plan = reboots.RebootPlan(self.connection.setup.targets, transport, power_off_vms=True,
-                                      keep_vms_off=False, command_timeout=self.connection.timeout,
-                                      timeout_s=self.connection.reboot_timeout, poll_s=self.connection.reboot_poll)
-            try:
-                outcomes = await reboots.reboot_hosts(
-                    plan, hosts, batch=batch, runlog=runlog, reasons=reasons,
-                    on_progress=lambda host, state, note: self.post_message(
-                        msg.RebootProgress(host, getattr(state, "value", str(state)), note)))
-            finally:
-                for used in {id(t): t for t in transport.values()}.values():
-                    await used.close()
-            back = [h for h, outcome in outcomes.items() if outcome.ok]
-            if back:
-                report = await self._checks("re-verify", None, runlog)  # every target: as after a fix
-                status: dict[tuple[str, str], set[Status]] = {}
-                for f in report.findings if report is not None else []:
-                    status.setdefault((f.target, f.check), set()).add(f.status)
-                for host in back:
-                    waiting = [p.check for p in book[host].awaiting_reboot] if host in book else []
-                    failing = sorted(c for c in waiting if status.get((host, c), {Status.PASS}) != {Status.PASS})
-                    reboots.record_verification(runlog, host, not failing, failing)
-                runlog.flush()
-            self.post_message(msg.RebootsFinished(self.read_ledger() or {}))
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(msg.WorkFailed("reboot", f"{type(exc).__name__}: {exc}"))
-        finally:
-            runlog.close()
+        await self._engine("reboot", "reboot", Mode.REBOOT, hosts=list(hosts), batch=batch)
+        self.post_message(msg.RebootsFinished(self.read_ledger() or {}))
 
-    @work(thread=True, group="engine", name="fix-all")
+    @work(group="engine", name="fix-all")
     async def fix_everything(self, include_disruptive: bool) -> None:
-        """Every stage, as `fix --yes --reboot` does (fixes.fix_until_ready): check, apply what is allowed,
-        reboot the hosts whose changes wait for a reboot (maintenance mode through vCenter; with disruptive
-        fixes confirmed, a host's VMs stay off between its reboots and come back once), and again until
-        nothing is left. The previews were confirmed before this starts: the gate (safe, or safe and
-        disruptive) holds for every round, as it does for `fix --yes [--allow-disruptive]`."""
-        from roce_wizard.fixes import FixContext, RoundHooks, fix_until_ready  # noqa: PLC0415
-
+        """Every stage, as `fix --yes --reboot` does: check, apply what is allowed, reboot the hosts whose changes
+        wait for a reboot (with disruptive fixes confirmed, a host's VMs stay off between its reboots and come
+        back once), and again until nothing is left. The previews were confirmed before this starts: the gate
+        (safe, or safe and disruptive) holds for every round, as it does for `fix --yes [--allow-disruptive]`."""
         if refuse_work(self, "fix everything", msg.FixAllFinished([f"refused: {READ_ONLY}"], False)):
             return
-        runlog = RunLog.create(kind="fix")
-        self.run_dirs.append(runlog.path)
-        setup = self.connection.setup
-        try:
-            unavailable: set[str] = set()
-
-            def transports() -> Any:
-                out, missing = self.connection.transports(runlog.path)
-                unavailable.update(missing)
-                return out
-
-            transports()
-            targets = [t for t in setup.targets if t.kind.value not in unavailable]
-            allow = {Safety.SAFE} | ({Safety.DISRUPTIVE} if include_disruptive else set())
-            ctx = FixContext(targets, setup.chosen, setup.stage_of, setup.policy, transports, allow, runlog,
-                             concurrency=self.connection.concurrency, command_timeout=self.connection.timeout)
-
-            def on_report(current: Any) -> None:  # a round's checks are done: the board shows them
-                runnable = sum(1 for p in current.planned if p.allowed)
-                self.post_message(msg.ChecksFinished(current.report, f"round {current.number}", self.read_ledger(),
-                                                     final=False))
-                if runnable:
-                    self.call_from_thread(self.log_line, f"round {current.number}: applying {runnable} fix(es)", "bold")
-                for error in current.errors:
-                    self.post_message(msg.WorkFailed(f"round {current.number}", error))
-
-            def on_progress(host: str, state: Any, note: str) -> None:
-                self.post_message(msg.RebootProgress(host, getattr(state, "value", str(state)), note))
-
-            def on_vms_still_off(off: list[Any]) -> None:  # a VM this tool powered off could not come back
-                for item in off:
-                    self.post_message(msg.WorkFailed("fix everything", item.line()))
-
-            hooks = RoundHooks(on_report=on_report, on_step=lambda step: self.post_message(msg.FixStepDone(step)),
-                               on_progress=on_progress, confirm=lambda current: True,
-                               on_vms_still_off=on_vms_still_off)
-            self.post_message(msg.ChecksStarted([t.name for t in targets], "fix everything"))
-            rounds = await fix_until_ready(ctx, reboot=True, batch=self.reboot_batch,
-                                           power_off_vms=include_disruptive,
-                                           reboot_timeout=self.connection.reboot_timeout,
-                                           poll_s=self.connection.reboot_poll, hooks=hooks)
-            last = rounds[-1].report if rounds else None
-            if rounds and rounds[-1].fixrun is not None:  # it stopped right after applying: one more look
-                last = await self._checks("checks", None, runlog)
-            elif last is not None:
-                self.post_message(msg.ChecksFinished(last, "fix everything", self.read_ledger()))
-            rebooted: dict[str, int] = {}
-            for r in rounds:
-                for name, outcome in r.rebooted.items():
-                    if outcome.ok:
-                        rebooted[name] = rebooted.get(name, 0) + 1
-            steps = [s for r in rounds if r.fixrun is not None for s in r.fixrun.results]
-            failed = [s for s in steps if not s.ok] + [o for r in rounds for o in r.rebooted.values() if not o.ok]
-            lines = [f"{len(rounds)} round(s), {sum(1 for s in steps if s.ok)} step(s) applied"
-                     + (f", {len(failed)} failed" if failed else "")]
-            if rebooted:
-                lines.append("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(rebooted.items())))
-            powered = [vm for r in rounds for vm in r.powered_on]
-            if powered:
-                lines.append("VMs powered on again: " + ", ".join(powered))
-            still_off = rounds[-1].vms_off if rounds else []
-            failed += still_off
-            lines.extend(item.line() for item in still_off)
-            if last is not None:
-                lines.append(summary_line(last))
-            self.post_message(msg.FixAllFinished(lines, not failed and last is not None and last.exit_code == 0))
-        except Exception as exc:  # noqa: BLE001 - shown, never a crashed UI
-            self.post_message(msg.WorkFailed("fix everything", f"{type(exc).__name__}: {exc}"))
-            self.post_message(msg.FixAllFinished([f"stopped: {type(exc).__name__}: {exc}"], False))
-        finally:
-            runlog.close()
+        self.post_message(msg.ChecksStarted([t.name for t in self.connection.setup.targets], "fix everything"))
+        allow = {Safety.SAFE} | ({Safety.DISRUPTIVE} if include_disruptive else set())
+        outcome = await self._engine("fix", "fix everything", Mode.FIX, allow=allow, reboot=True,
+                                     batch=self.reboot_batch, power_off_vms=include_disruptive)
+        if outcome is None:
+            return
+        last, rounds = outcome.report, outcome.rounds
+        looked = outcome.stopped is None and bool(outcome.applied) and rounds[-1].fixrun is not None
+        if last is not None and not looked:  # else the engine's last look is on the board already
+            self.post_message(msg.ChecksFinished(last, "fix everything", self.read_ledger()))
+        steps = [s for run_ in outcome.applied for s in run_.results]
+        failed = [s for s in steps if not s.ok] + [o for r in rounds for o in r.rebooted.values() if not o.ok]
+        lines = [f"{len(rounds)} round(s), {sum(1 for s in steps if s.ok)} step(s) applied"
+                 + (f", {len(failed)} failed" if failed else "")]
+        if outcome.reboots:
+            lines.append("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(outcome.reboots.items())))
+        powered = [vm for r in rounds for vm in r.powered_on]
+        if powered:
+            lines.append("VMs powered on again: " + ", ".join(powered))
+        failed += outcome.vms_still_off
+        lines.extend(item.line() for item in outcome.vms_still_off)
+        if outcome.stopped is not None:
+            lines.append(f"stopped {outcome.stopped.where} (round {outcome.stopped.round})")
+        if last is not None:
+            lines.append(summary_line(last))
+        self.post_message(msg.FixAllFinished(lines, not failed and outcome.stopped is None and last is not None
+                                             and last.exit_code == 0))
 
     # ------------------------------------------------------------------ messages from the workers
 
@@ -415,10 +370,19 @@ class WizardApp(App[int]):
     # ------------------------------------------------------------------ actions every screen has
 
     def action_help(self) -> None:
+        from roce_wizard.tui.screens.fix import FixPreviewScreen, FixProgressScreen  # noqa: PLC0415
         from roce_wizard.tui.screens.help import HelpScreen  # noqa: PLC0415
+        from roce_wizard.tui.screens.main import MainScreen  # noqa: PLC0415
+        from roce_wizard.tui.screens.reboots import RebootScreen  # noqa: PLC0415
+        from roce_wizard.tui.screens.welcome import WelcomeScreen  # noqa: PLC0415
 
+        groups = [("everywhere", WizardApp, ()), ("welcome", WelcomeScreen, ()),
+                  ("main", MainScreen, (("1-8", "jump to a stage of the rail"),
+                                        ("arrows", "move in the grid; Tab moves between rail, grid, detail and log"))),
+                  ("fix preview", FixPreviewScreen, ()), ("fix progress", FixProgressScreen, ()),
+                  ("reboots", RebootScreen, ())]
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(groups))
 
     def action_reboots(self) -> None:
         from roce_wizard.tui.screens.reboots import RebootScreen  # noqa: PLC0415
@@ -452,7 +416,27 @@ class WizardApp(App[int]):
         return True
 
     async def action_quit(self) -> None:
-        self.exit(0)
+        """Quit; during a fix or reboot first ask, then let the engine stop at its next safe point (between
+        targets or rounds, never between a change and its verify): the app exits when the run has stopped."""
+        if self.working is None:
+            self.exit(0)
+            return
+        if self.stop_requested:
+            return  # asked already: the run is on its way to a safe point
+
+        def answer(yes: bool | None) -> None:
+            if yes and self.working is not None:
+                self.stop_requested = True
+                self.log_line(f"{self.working}: stopping at the next safe point, then quitting…", "bold yellow")
+            elif yes:
+                self.exit(0)
+
+        from roce_wizard.tui.screens.fix import ConfirmScreen  # noqa: PLC0415
+
+        self.push_screen(ConfirmScreen(f"Stop {self.working} and quit?", [Text(
+            "The run stops at the next safe point: between targets or rounds, never between a change and its "
+            "verify. What it applied stays applied; the run log records where it stopped.")],
+            "Stop and quit (y)", "Go on (n)"), answer)
 
     def summary(self) -> str:
         return summary_line(self.board.report) if self.board.report is not None else "no results yet"

@@ -12,7 +12,7 @@ from enum import Enum
 
 from roce_wizard.engine import RunReport, TargetRun
 from roce_wizard.engine import applicable as check_applies
-from roce_wizard.fixes import Planned
+from roce_wizard.engine.fixes import Planned
 from roce_wizard.model import Finding, LoadedCheck, Safety, Stage, Status, Target
 
 # the stages the rail shows, in DOMAIN order; preflight first so RW001-RW003 have a home too

@@ -10,7 +10,7 @@ from typing import Any
 from textual.message import Message
 
 from roce_wizard.engine import RunReport, TargetRun
-from roce_wizard.fixes import FixRun, StepResult
+from roce_wizard.engine.fixes import FixRun, StepResult
 
 
 @dataclass

@@ -19,7 +19,7 @@ import pytest
 
 from roce_wizard.catalog import load_catalog
 from roce_wizard.engine import RunReport, run_checks
-from roce_wizard.fixes import FixRun, Planned, apply_plans, plan_fixes
+from roce_wizard.engine.fixes import FixRun, Planned, apply_plans, plan_fixes
 from roce_wizard.inventory import load_inventory, resolve_secret
 from roce_wizard.model import Policy, RebootKind, Safety, Status, Target, TargetKind
 from roce_wizard.transports.base import CommandResult

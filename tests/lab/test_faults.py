@@ -78,7 +78,7 @@ class Doctor:
         return self.runner.call(self.lab.inject(spec))
 
     def run(self, book_name: str) -> RunReport:
-        from roce_wizard.cli import _live_transports
+        from roce_wizard.session import live_transports
 
         book = self.books[book_name]
         chosen = {code: check for code, check in self.catalog.items() if book.stage_of(code) is not None}
@@ -91,10 +91,9 @@ class Doctor:
         targets = [t for t in self.inventory.targets if t.kind in kinds]
         inv_policy = self.inventory.policy
         policy = inv_policy if book.policy == {} else Policy(**{**book.policy, **inv_policy.to_dict()})
-        transports, unavailable = _live_transports(
+        transports = live_transports(
             {t.kind for t in targets}, known_hosts=None, trust_on_first_use=False, concurrency=16,
             connect_timeout=5, timeout=20, run_dir=self.run_dir)
-        assert not unavailable
         return asyncio.run(run_checks(targets, chosen, transports, policy, stage_of=stage_of, concurrency=16,
                                       command_timeout=20))
 

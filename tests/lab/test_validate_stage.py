@@ -50,24 +50,23 @@ class ValidateLab:
 
     def run(self, kind: TargetKind = TargetKind.GUEST, policy: Policy | None = None, codes=None,
             targets=None) -> RunReport:
-        from roce_wizard.cli import _live_transports
+        from roce_wizard.session import live_transports
 
         chosen = {c: VALIDATE[c] for c in (codes or VALIDATE)}
         targets = targets or [t for t in self.inventory.targets if t.kind is kind]
-        transports, unavailable = _live_transports(
+        transports = live_transports(
             {t.kind for t in targets}, known_hosts=None, trust_on_first_use=False, concurrency=8,
             connect_timeout=5, timeout=20, run_dir=self.directory / "run")
-        assert not unavailable
         return asyncio.run(run_checks(targets, chosen, transports, policy or self.inventory.policy,
                                       command_timeout=20))
 
     def sh(self, target: str, line: str) -> str:
         """One command over the lab's real SSH, as an operator would type it."""
-        from roce_wizard.cli import _live_transports
+        from roce_wizard.session import live_transports
 
         t = next(t for t in self.inventory.targets if t.name == target)
-        transports, _ = _live_transports({t.kind}, known_hosts=None, trust_on_first_use=False, concurrency=1,
-                                         connect_timeout=5, timeout=20, run_dir=self.directory / "run")
+        transports = live_transports({t.kind}, known_hosts=None, trust_on_first_use=False, concurrency=1,
+                                    connect_timeout=5, timeout=20, run_dir=self.directory / "run")
 
         async def go() -> str:
             session = await transports[t.kind].session(t)

@@ -22,7 +22,7 @@ import pytest
 
 from roce_wizard.catalog import load_catalog
 from roce_wizard.engine import RunReport, run_checks
-from roce_wizard.fixes import FixRun, Planned, apply_plans, plan_fixes
+from roce_wizard.engine.fixes import FixRun, Planned, apply_plans, plan_fixes
 from roce_wizard.inventory import Inventory, load_inventory
 from roce_wizard.model import RebootKind, Safety, Status, TargetKind
 from roce_wizard.records.runlog import RunLog, read_events

@@ -9,6 +9,7 @@ import pytest
 
 import tests.unit.checks as check_tests
 from roce_wizard.catalog import SECTIONS, load_catalog
+from roce_wizard.engine.fixes import plan_for as planned_fix
 from roce_wizard.model import Severity, Status
 from roce_wizard.parsers import PARSERS
 from roce_wizard.playbook import load_playbook, playbooks_dir
@@ -79,7 +80,7 @@ def test_every_fixable_check_has_an_after_fix_case_that_plans_nothing(code):
     cases = [c for c in CASES if c.code == code and c.after_fix]
     assert cases, f"{code} has plan_fix but no after-fix case (Case(..., after_fix=True)) that plans nothing"
     for case in cases:
-        assert CATALOG[code].plan_fix(build_facts(case), case.policy) is None, f"{case.id}: plans again"
+        assert planned_fix(CATALOG[code], build_facts(case), case.policy) is None, f"{case.id}: plans again"
 
 
 @pytest.mark.parametrize("case", AFTER_FIX_CASES, ids=lambda c: c.id)
@@ -91,4 +92,4 @@ def test_recorded_after_fix_cases_judge_as_expected(case):
 @pytest.mark.parametrize("code", FIXABLE)
 def test_a_fixable_check_plans_nothing_where_it_passes(code):
     for case in (c for c in CASES if c.code == code and c.expect is Status.PASS):
-        assert CATALOG[code].plan_fix(build_facts(case), case.policy) is None, f"{case.id}: passes, yet plans a fix"
+        assert planned_fix(CATALOG[code], build_facts(case), case.policy) is None, f"{case.id}: passes, yet plans a fix"

@@ -265,7 +265,7 @@ async def test_each_target_s_findings_arrive_before_the_run_ends_then_resolved(t
     seen: list[tuple[str, dict]] = []
     runlog = RunLog.create(base=tmp_path)
     report = await run_checks([esx("esx-01"), esx("esx-02")], CATALOG, transport, Policy(), runlog=runlog,
-                              on_event=lambda type_, data: seen.append((type_, data)))
+                              on_event=lambda event: seen.append((event.TYPE, event.as_dict(live=True))))
     types = [t for t, _ in seen]
     per_target = [d for t, d in seen if t == "target-findings"]
     first_final = types.index("finding")

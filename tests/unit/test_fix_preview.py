@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from roce_wizard.cli import _print_plan
+from roce_wizard.cli.fix import _print_plan
+from roce_wizard.engine.fixes import Planned
 from roce_wizard.commands.switch_config import human_command, parse_config_command
-from roce_wizard.fixes import Planned
 from tests.unit.checks.test_switch_checks import switch
 from tests.unit.checks.test_switch_fixes import _faulty, plan_on
 

@@ -26,7 +26,7 @@ from roce_wizard.catalog import load_catalog
 from roce_wizard.cli import app
 from roce_wizard.commands.handfix import MST_DEVICE, NMLX5_PARAMS, VMNIC, refused
 from roce_wizard.engine import run_checks
-from roce_wizard.fixes import plan_fixes
+from roce_wizard.engine.fixes import plan_fixes
 from roce_wizard.inventory import load_inventory
 from roce_wizard.model import Safety
 from roce_wizard.playbook import load_playbook

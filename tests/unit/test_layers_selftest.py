@@ -39,7 +39,7 @@ FAKE = {
     "roce_wizard/lab/world.py": "from roce_wizard.lab import proto\nfrom roce_wizard import helper\n",
     "roce_wizard/lab/proto.py": "",
     "roce_wizard/engine.py": "import roce_wizard.validate\n",
-    "roce_wizard/pairs.py": """
+    "roce_wizard/validate.py": """
         def late():
             import roce_wizard.engine  # lazy: closes the cycle all the same
             from roce_wizard.cli import main
@@ -102,7 +102,7 @@ def test_messages_name_the_rule_and_the_file_line_chain(fake):
     lazy = found[("parsers-only", "roce_wizard.parsers.eos", "roce_wizard.lab.world")]
     assert "roce_wizard/parsers/eos.py:8" in lazy
     cycle = found[("cycle", "roce_wizard.engine", "roce_wizard.validate")]
-    assert "roce_wizard.validate (roce_wizard/pairs.py:2) -> roce_wizard.engine" in cycle
+    assert "roce_wizard.validate (roce_wizard/validate.py:2) -> roce_wizard.engine" in cycle
     assert "501 lines" in found[("max-lines", "roce_wizard/big.py", ">500")]
 
 
@@ -116,5 +116,5 @@ def test_a_violation_gone_from_the_code_must_leave_the_known_set_too(fake):
 
 
 def test_cutting_the_lazy_import_ends_the_cycle(fake):
-    (fake / "roce_wizard/pairs.py").write_text("def late():\n    pass\n", encoding="utf-8")
+    (fake / "roce_wizard/validate.py").write_text("def late():\n    pass\n", encoding="utf-8")
     assert not {v for v in found_in(fake) if v[0] == "cycle"}

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from roce_wizard.fixes import Planned, StepResult
+from roce_wizard.engine.fixes import Planned, StepResult
 from roce_wizard.model import Safety
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
@@ -276,9 +276,11 @@ class FixProgressScreen(ModalScreen[None]):
 
 class FixAllScreen(ModalScreen[None]):
     """"Fix everything" as it goes: rounds, steps, reboots and VM power, from the app's log; then what it did.
-    Closing it leaves the work running (the log pane and the reboot tracker keep following it)."""
+    Closing it leaves the work running (the log pane and the reboot tracker keep following it); q asks
+    whether to stop it at the next safe point and quit (a modal screen does not pass q on to the app)."""
 
-    BINDINGS = [Binding("escape", "close", "Close"), Binding("enter", "close", "Close")]
+    BINDINGS = [Binding("escape", "close", "Close"), Binding("enter", "close", "Close"),
+                Binding("q", "app.quit", "Quit", show=False)]
 
     def __init__(self, include_disruptive: bool) -> None:
         super().__init__()

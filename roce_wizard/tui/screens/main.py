@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
-from roce_wizard.fixes import Planned
+from roce_wizard.engine.fixes import Planned
 from roce_wizard.model import Stage, Status
 from roce_wizard.records.report import STYLE
 from roce_wizard.textsafe import printable

@@ -60,6 +60,9 @@ class WelcomeScreen(Screen):
             table.add_row(t.name, t.kind.value, address, self.reach_cell(t.name, reached.get(t.name)), key=t.name)
         if setup.targets:
             table.move_cursor(row=min(cursor, len(setup.targets) - 1))
+        # a DataTable drawn between add_row and its idle-time width update keeps lines of the old widths in its
+        # render caches (Textual 8): drop them once the widths are in
+        table.call_after_refresh(table.notify_style_update)
         status = self.query_one("#welcome-status", Static)
         if app.busy == "preflight":
             status.update(Text("Checking reachability…", style="bold"))

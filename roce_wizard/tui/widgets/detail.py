@@ -11,7 +11,7 @@ from rich.text import Text
 
 from roce_wizard.catalog import SECTIONS
 from roce_wizard.commands.switch_config import human_command
-from roce_wizard.fixes import Planned
+from roce_wizard.engine.fixes import Planned
 from roce_wizard.model import Safety, Stage
 from roce_wizard.records.report import STYLE
 from roce_wizard.textsafe import printable

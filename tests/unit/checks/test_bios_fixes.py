@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from roce_wizard.engine.fixes import plan_for as planned_fix
 from roce_wizard.model import Policy, RebootKind, Safety, Status
 from tests.checkcases import CATALOG, Case, build_facts, esxi, run_case
 from tests.unit.checks.test_bios_checks import CPU_GLOBAL, bmc, dell, hpe
@@ -32,7 +33,7 @@ HPE_VTD_OFF = hpe()  # the recording: an iLO server with IntelProcVtd disabled
 
 def plan(code: str, doc: str, target=None):
     case = Case(code, "plan", PASS, {"redfish_bios": doc}, target=target or bmc())
-    return CATALOG[code].plan_fix(build_facts(case), Policy())
+    return planned_fix(CATALOG[code], build_facts(case), Policy())
 
 
 CASES: list[Case] = [
@@ -81,4 +82,4 @@ def test_nothing_from_the_os_side():
     case = Case("RW101", "esxi", FAIL, {"esxi_cpu_global": CPU_GLOBAL.format(hv=2)}, target=esxi(),
                 facts={"bmc_of_host": None})
     assert run_case(case)
-    assert CATALOG["RW101"].plan_fix(build_facts(case), Policy()) is None
+    assert planned_fix(CATALOG["RW101"], build_facts(case), Policy()) is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from roce_wizard.engine.fixes import plan_for as planned_fix
 from roce_wizard.model import Policy, Status
 from tests.checkcases import CATALOG, Case, build_facts, esxi, run_case
 from tests.conftest import corpus_text
@@ -490,7 +491,7 @@ def test_rw208_says_which_rule_judged_and_plans_by_it():
     assert per_port.observed["rule"] == "per_port" and per_port.observed["covers_every_port"] is False
     assert per_port.fix.splitlines()[0] == rw208_fix(8)  # the largest entry, not Σ+1
     case = next(c for c in CASES if c.id == "RW208-per-port-7-below-vmnic2")
-    plan = CATALOG["RW208"].plan_fix(build_facts(case), case.policy)
+    plan = planned_fix(CATALOG["RW208"], build_facts(case), case.policy)
     assert plan is not None and "NUM_OF_VFS=8" in plan.steps[0].command
     # under the default rule the same 7 is below both: Σ+1 is planned
     assert CATALOG["RW208"].evaluate(build_facts(case), Policy())[0].fix.splitlines()[0] == rw208_fix(16)
@@ -514,7 +515,7 @@ def test_rw211_unset_plans_ecn_1_explicitly_in_the_full_string():
     f = _worst(case.id)
     assert f.observed is None and f.expected == "1, set explicitly"
     assert "ecn=1" in f.fix and "max_vfs=0,0,8,7" in f.fix
-    assert CATALOG["RW211"].plan_fix(build_facts(case), case.policy) is not None
+    assert planned_fix(CATALOG["RW211"], build_facts(case), case.policy) is not None
 
 
 def test_rw209_trap_fix_keeps_max_vfs_and_trust_state():

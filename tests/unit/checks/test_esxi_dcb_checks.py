@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from roce_wizard.engine.fixes import plan_for as planned_fix
 from roce_wizard.lab import faults, scenarios
 from roce_wizard.model import Policy, Status
 from tests.checkcases import Case, esxi, run_case
@@ -71,7 +72,7 @@ def test_pause_shown_on_with_pfc_operational_plans_nothing():
     case = next(c for c in CASES if c.name == "pause-on-pfc-operational-real")
     from tests.checkcases import CATALOG, build_facts
 
-    assert CATALOG["RW212"].plan_fix(build_facts(case), case.policy) is None
+    assert planned_fix(CATALOG["RW212"], build_facts(case), case.policy) is None
     assert all(f.status is PASS for f in run_case(case))
 
 

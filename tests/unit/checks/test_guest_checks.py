@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from roce_wizard.engine.fixes import plan_for as planned_fix
 from roce_wizard.model import Finding, MissingFact, Policy, Status, TargetKind
 from roce_wizard.parsers import PARSERS
 from tests.checkcases import CATALOG, Case, build_facts, guest, run_case
@@ -476,7 +477,7 @@ def test_rw411_without_a_tc_knob_warns_and_names_the_application_setting() -> No
         "/sys/class/infiniband/mlx5_0/tc/1/traffic_class: No such file or directory", tool_missing=True)})
     (finding,) = CATALOG["RW411"].evaluate(facts, Policy())
     assert finding.status is Status.WARN and "UCX_IB_TRAFFIC_CLASS=104" in finding.summary
-    assert "default_roce_tos" in finding.fix and CATALOG["RW411"].plan_fix(facts, Policy()) is None
+    assert "default_roce_tos" in finding.fix and planned_fix(CATALOG["RW411"], facts, Policy()) is None
     # any other failure to read it is still an error for the engine to report
     facts.failures["roce_tc_sysfs"] = ProbeFailure("roce_tc_sysfs", "timed out")
     with pytest.raises(MissingFact):
@@ -487,7 +488,7 @@ def test_rw412_judges_num_of_vfs_per_pf_not_summed():
     case = next(c for c in CASES if c.id == "RW412-cx4lx-8-per-pf-covers-8-and-7")
     f = next(f for f in run_case(case) if f.summary.startswith("RW208"))
     assert f.status is Status.PASS and "8 VFs wanted per PF" in f.summary and "not summed over ports" in f.summary
-    assert CATALOG["RW412"].plan_fix(build_facts(case), case.policy) is None
+    assert planned_fix(CATALOG["RW412"], build_facts(case), case.policy) is None
 
 
 def test_rw404_never_sends_the_operator_to_a_switch_hop():

@@ -10,6 +10,7 @@ import dataclasses
 import pytest
 
 from roce_wizard.engine import run_checks
+from roce_wizard.engine.fixes import plan_for as planned_fix
 from roce_wizard.lab import faults, scenarios
 from roce_wizard.lab import guest as lab_guest
 from roce_wizard.model import Policy, RebootKind, Safety, Status, Target
@@ -40,7 +41,7 @@ def statuses(world, target: Target, code: str) -> set[Status]:
 
 
 def plan_for(world, target: Target, code: str):
-    return fixkit.CATALOG[code].plan_fix(_report(world, target, code).runs[0].facts, Policy())
+    return planned_fix(fixkit.CATALOG[code], _report(world, target, code).runs[0].facts, Policy())
 
 
 def fix_and_verify(world, target: Target, code: str, safety: Safety, reboot: RebootKind):

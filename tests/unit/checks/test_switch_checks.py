@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from roce_wizard.engine.fixes import plan_for as planned_fix
 from roce_wizard.lab import faults as faults_mod
 from roce_wizard.lab.scenarios import fresh, healthy
 from roce_wizard.lab.switch import SwitchCli
@@ -360,4 +361,4 @@ def test_sonic_doctor_reads_pfc_priority_and_fixes_only_in_words_it_documents():
     case = Case("RW502", "sonic-doctor-3-4", FAIL, out, facts={"roce_ports": ports}, target=target)
     [nodrop] = run_case(case)
     assert "sudo config interface pfc priority Ethernet0 4 off" in nodrop.fix
-    assert CATALOG["RW502"].plan_fix(build_facts(case), Policy()) is None  # nothing automated on SONiC
+    assert planned_fix(CATALOG["RW502"], build_facts(case), Policy()) is None  # nothing automated on SONiC

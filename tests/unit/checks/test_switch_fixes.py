@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from roce_wizard.commands.switch_config import parse_config_command
+from roce_wizard.engine.fixes import plan_for as planned_fix
 from roce_wizard.lab import faults as faults_mod
 from roce_wizard.lab.scenarios import fresh, healthy
 from roce_wizard.lab.switch import SwitchCli
@@ -33,7 +34,7 @@ def _case(code: str, vendor: str, world: Any, expect: Status = Status.PASS, **kw
 
 
 def plan_on(code: str, vendor: str, world: Any):
-    return CATALOG[code].plan_fix(build_facts(_case(code, vendor, world)), Policy())
+    return planned_fix(CATALOG[code], build_facts(_case(code, vendor, world)), Policy())
 
 
 def apply_on(world: Any, vendor: str, command: str) -> None:
@@ -91,7 +92,7 @@ def test_after_fix_cases_pass_and_plan_nothing(case):
     from tests.checkcases import run_case
 
     run_case(case)
-    assert CATALOG[case.code].plan_fix(build_facts(case), case.policy) is None
+    assert planned_fix(CATALOG[case.code], build_facts(case), case.policy) is None
 
 
 def test_the_fresh_lab_gets_one_block_with_ranges_per_check():

@@ -14,6 +14,7 @@ import dataclasses
 import pytest
 
 from roce_wizard.checklib.vsphere import action
+from roce_wizard.engine.fixes import plan_for as planned_fix
 from roce_wizard.model import Policy, RebootKind, Safety, Status
 from roce_wizard.probes import UnsafeValue
 from roce_wizard.transports.vsphere import parse_action
@@ -58,7 +59,7 @@ CASES.append(dataclasses.replace(
 
 def plan(code: str, outputs: dict[str, str], facts: dict | None = None):
     case = doctor(code, "plan", Status.PASS, outputs, facts=facts)
-    return CATALOG[code].plan_fix(build_facts(case), Policy())
+    return planned_fix(CATALOG[code], build_facts(case), Policy())
 
 
 @pytest.mark.parametrize("code", sorted(FAULT))
@@ -84,7 +85,7 @@ def test_nothing_to_plan_when_healthy(code):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_after_fix_cases_pass_and_plan_nothing(case):
     run_case(case)
-    assert CATALOG[case.code].plan_fix(build_facts(case), case.policy) is None
+    assert planned_fix(CATALOG[case.code], build_facts(case), case.policy) is None
 
 
 def test_the_fresh_lab_plans_what_vcenter_alone_can_do():
@@ -107,7 +108,7 @@ def test_the_inventory_names_the_vds_and_port_group():
     case = dataclasses.replace(doctor("RW302", "named", Status.FAIL, outputs))
     case = dataclasses.replace(case, target=dataclasses.replace(case.target, options={"dvs": "HPC DVS",
                                                                                       "portgroup": "hpc-pg"}))
-    [step] = CATALOG["RW302"].plan_fix(build_facts(case), Policy()).steps
+    [step] = planned_fix(CATALOG["RW302"], build_facts(case), Policy()).steps
     assert step.command.startswith("vsphere dvs-create 'HPC DVS' hpc-pg 9000 ")
 
 

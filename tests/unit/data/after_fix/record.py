@@ -29,6 +29,7 @@ REPO = HERE.parents[3]
 sys.path.insert(0, str(REPO))
 
 from roce_wizard.engine import gather_target  # noqa: E402
+from roce_wizard.engine.fixes import plan_for as planned_fix  # noqa: E402
 from roce_wizard.lab import faults, scenarios  # noqa: E402
 from roce_wizard.lab import guest as lab_guest  # noqa: E402
 from roce_wizard.lab.vcenter import fold_into_world  # noqa: E402
@@ -169,7 +170,7 @@ def snapshot(world: World, recipe: Recipe, target: Target, name: str, how: str) 
     check = fixkit.CATALOG[recipe.code]
     judged = [(f.status, f.summary) for f in check.evaluate(facts, Policy())]
     assert judged == [(f.status, f.summary) for f in check.evaluate(again, Policy())], name
-    planned = check.plan_fix(facts, Policy())
+    planned = planned_fix(check, facts, Policy())
     record["_judged"] = [f"{s.value}: {t}" for s, t in judged]  # for the reader; the Case asserts
     record["_plans_again"] = None if planned is None else [s.command for s in planned.steps]
     return record
@@ -181,7 +182,7 @@ def record_all() -> list[dict[str, Any]]:
         world = scenarios.healthy()
         recipe.setup(world)
         target = target_of(world, recipe)
-        plan = fixkit.CATALOG[recipe.code].plan_fix(gather(world, target, recipe.code)[2], Policy())
+        plan = planned_fix(fixkit.CATALOG[recipe.code], gather(world, target, recipe.code)[2], Policy())
         assert plan is not None, f"{recipe.code}: the fail case plans nothing"
         prefix = f"{recipe.variant}-" if recipe.variant else ""
         if recipe.by_hand is not None:  # a manual plan is shown, never run

@@ -1,179 +1,21 @@
-"""Fixes: plan (pure, per check) -> preview -> apply what the user allowed -> re-verify.
-
-A check's `plan_fix(facts, policy)` returns a FixPlan or None when compliant. This module collects the
-plans of the checks that failed, holds back those that need another fix first, applies the allowed
-steps through the same transports doctor uses (recording every step in the run log) and leaves the
-re-verification to `run_checks`. Reboot orchestration (the ledger, maintenance mode, batches) is not
-here yet: a plan whose change waits for a reboot is reported as pending, with its reason.
+"""Fix, reboot, verify, repeat: the rounds `fix --reboot` and the wizard's "fix everything" run, and the
+one rule by which a reboot's changes are judged current (`reboot_verdict`), also after the wizard's reboots.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-import traceback
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from roce_wizard.engine import RunReport
-from roce_wizard.model import FixPlan, Policy, RebootKind, Safety, Status, Target, TargetKind
-from roce_wizard.probes import UnsafeValue
+from roce_wizard.engine.events import Hooks, RebootProgress, RoundJudged, RunStopped, VmsStillOff, log_event
+from roce_wizard.engine.fixes import FixRun, Planned, apply_plans, plan_fixes
+from roce_wizard.engine.judge import RunReport
+from roce_wizard.model import Policy, RebootKind, Safety, Status, Target, TargetKind
 from roce_wizard.records.runlog import RunLog
 from roce_wizard.transports.base import Transport, TransportError
-
-
-@dataclass
-class Planned:
-    plan: FixPlan
-    target: Target
-    allowed: bool = False
-    waits_for: tuple[str, ...] = ()  # codes still failing on this target that the plan needs first
-
-
-@dataclass
-class StepResult:
-    target: str
-    check: str
-    command: str
-    exit_status: int | None
-    output: str
-    duration_s: float
-
-    @property
-    def ok(self) -> bool:
-        return self.exit_status == 0
-
-
-@dataclass
-class FixRun:
-    planned: list[Planned]
-    results: list[StepResult] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def pending_reboots(self) -> dict[str, list[tuple[str, RebootKind, str]]]:
-        """Per target: (check, reboot kind, reason) of applied plans whose change waits for a reboot."""
-        applied = {(r.target, r.check) for r in self.results if r.ok}
-        out: dict[str, list[tuple[str, RebootKind, str]]] = {}
-        for p in self.planned:
-            if (p.target.name, p.plan.check) in applied and p.plan.reboot is not RebootKind.NONE:
-                out.setdefault(p.target.name, []).append((p.plan.check, p.plan.reboot, p.plan.reboot_reason))
-        return out
-
-
-def plan_fixes(report: RunReport, policy: Policy, allow: set[Safety], *,
-               staged: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset(),
-               ) -> tuple[list[Planned], list[str]]:
-    """The plans of every failing (not blocked) finding whose check can fix it; errors of plan_fix itself.
-
-    A finding blocked by a root cause that is being fixed (planned here, or `staged`: (target, check)
-    changes applied and waiting for a reboot) is planned too, so that what waits for the same reboot goes
-    in before it: NUM_OF_VFS (RW208, blocked while SRIOV_EN is off) rides the reboot that turns SRIOV_EN on."""
-    planned: list[Planned] = []
-    errors: list[str] = []
-    blocked_later: list[tuple[Any, str, tuple[str, str]]] = []
-    for run in report.runs:
-        failing = {f.check for f in run.findings if f.status in (Status.FAIL, Status.WARN) and f.blocked_by is None}
-        not_passing = {f.check for f in run.findings if f.status is not Status.PASS}
-        for f in run.findings:
-            if f.status is Status.SKIP and f.blocked_by is not None and f.check not in failing:
-                blocked_later.append((run, f.check, f.blocked_by))
-        for code in sorted(failing):
-            item, error = _plan_one(report, run, code, policy, allow, not_passing)
-            if error:
-                errors.append(error)
-            if item is not None:
-                planned.append(item)
-    fixing = set(staged) | {(p.target.name, p.plan.check) for p in planned if p.allowed}
-    seen: set[tuple[str, str]] = {(p.target.name, p.plan.check) for p in planned}
-    for run, code, (root_check, root_target) in blocked_later:
-        if (run.target.name, code) in seen or (root_target, root_check) not in fixing:
-            continue
-        seen.add((run.target.name, code))
-        not_passing = {f.check for f in run.findings if f.status is not Status.PASS} - {code}
-        # the root is being fixed: what this plan needs is the root itself, which is not a reason to wait
-        item, _ = _plan_one(report, run, code, policy, allow, not_passing - {root_check})
-        if item is not None:  # a blocked check's planning problem is not reported: it is not judged yet
-            planned.append(item)
-    return planned, errors
-
-
-def _plan_one(report: RunReport, run: Any, code: str, policy: Policy, allow: set[Safety],
-              not_passing: set[str]) -> tuple[Planned | None, str | None]:
-    check = report.checks.get(code)
-    if check is None or check.plan_fix is None:
-        return None, None
-    try:
-        plan = check.plan_fix(run.facts, policy)
-    except UnsafeValue as exc:  # a value the host printed that must not reach a shell: no plan, and why
-        return None, f"{code} on {run.target.name}: not planned: {exc}"
-    except Exception as exc:  # a planning bug is reported, never applied half-way
-        return None, (f"{code} on {run.target.name}: plan_fix crashed: "
-                      f"{traceback.format_exception_only(type(exc), exc)[-1].strip()}")
-    if plan is None:
-        return None, None
-    waits = tuple(c for c in plan.needs if c in not_passing)
-    allowed = plan.safety in allow and plan.safety is not Safety.MANUAL and not waits and bool(plan.steps)
-    return Planned(plan, run.target, allowed, waits), None
-
-
-async def apply_plans(
-    planned: list[Planned],
-    transport: Transport | Mapping[TargetKind, Transport],
-    *,
-    runlog: RunLog | None = None,
-    command_timeout: float | None = 120.0,
-    on_step: Callable[[StepResult], None] | None = None,
-) -> FixRun:
-    """Run the allowed plans' steps, target by target, in plan order; a failing step stops that plan.
-    Steps identical to one already run on the same target (the one nmlx5_core string several checks
-    plan) run once."""
-    by_kind = transport if isinstance(transport, Mapping) else {kind: transport for kind in TargetKind}
-    run = FixRun(planned)
-    done: set[tuple[str, str]] = set()
-    sessions: dict[str, Any] = {}
-    try:
-        for item in planned:
-            if not item.allowed:
-                continue
-            name = item.target.name
-            try:
-                if name not in sessions:
-                    sessions[name] = await by_kind[item.target.kind].session(item.target)
-            except TransportError as exc:
-                run.errors.append(f"{name}: {exc.message}")
-                continue
-            for step in item.plan.steps:
-                if (name, step.command) in done:
-                    continue
-                started = time.monotonic()
-                try:
-                    result = await sessions[name].run(step.command, timeout=command_timeout)
-                    exit_status, output = result.exit_status, (result.stdout + result.stderr)
-                except TransportError as exc:
-                    exit_status, output = None, exc.message
-                    sessions.pop(name, None)
-                outcome = StepResult(name, item.plan.check, step.command, exit_status, output[-4000:],
-                                     round(time.monotonic() - started, 3))
-                run.results.append(outcome)
-                if runlog is not None:
-                    runlog.event("fix-step", target=name, check=item.plan.check, description=step.description,
-                                 command=step.command, exit_status=exit_status, output=output[-4000:],
-                                 duration_s=outcome.duration_s, reboot=item.plan.reboot.value,
-                                 **({"host": step.host} if step.host else {}))
-                if on_step is not None:
-                    on_step(outcome)
-                if not outcome.ok:
-                    break
-                done.add((name, step.command))
-    finally:
-        for used in {id(t): t for t in by_kind.values()}.values():
-            await used.close()
-    return run
-
-
-# ------------------------------------------------------------------- fix, reboot, repeat
 
 
 @dataclass
@@ -201,30 +43,23 @@ class Round:
     powered_on: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     vms_off: list[Any] = field(default_factory=list)  # vm_restore.VmStillOff: powered off by this tool, still off
-
-
-@dataclass
-class RoundHooks:
-    """How a front end follows along (the CLI prints, the wizard posts messages)."""
-
-    on_report: Callable[[Round], None] = lambda r: None  # after the checks of a round
-    on_step: Callable[[StepResult], None] = lambda s: None
-    on_progress: Callable[[str, Any, str], None] = lambda h, s, m: None  # reboots: (target, HostState, text)
-    confirm: Callable[[Round], bool] = lambda r: True  # before applying a round's runnable plans
-    # at the very end, whatever ended the run (error, Ctrl-C): the VMs this tool powered off that are still off
-    on_vms_still_off: Callable[[list[Any]], None] = lambda off: None
+    stopped: RunStopped | None = None  # the user stopped the run in this round (at a safe point)
 
 
 async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_rounds: int = 30,
                           power_off_vms: bool = False, reboot_timeout: float = 1200.0, poll_s: float = 5.0,
-                          hooks: RoundHooks | None = None) -> list[Round]:
+                          hooks: Hooks | None = None) -> list[Round]:
     """Check, fix what is allowed, reboot what waits for a reboot, and again, until a round has nothing
     left to do (or `max_rounds`). Batching follows from the plans' `needs`: everything that can go in before
     a reboot does, so a host on day 0 takes two reboots (MFT + NMST + driver + staged BIOS; then firmware
     configuration + module parameters + the vSphere VF count). VMs powered off for a host reboot stay off
     until no host needs another reboot, then come back once (one restart per VM, which also covers guest
-    changes that wait for a VM reboot)."""
-    from roce_wizard.engine import run_checks  # noqa: PLC0415
+    changes that wait for a VM reboot).
+
+    A stop the front end asks for (`hooks.stop_requested`) ends the run at the next safe point: before a
+    round's look, between targets' plans (fixes.apply_plans), before reboots. A RunStopped event says where;
+    what every run does at its end (VMs this tool powered off come back, or are named) still happens."""
+    from roce_wizard.engine.checkpass import run_checks  # noqa: PLC0415
     from roce_wizard.records.ledger_scope import identities_in_run, scope_events, scoped_names  # noqa: PLC0415
     from roce_wizard.records.ledger import (  # noqa: PLC0415
         HOST_REBOOTS, HostState, all_events, ledger_from_events, vm_aliases,
@@ -235,7 +70,27 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     )
     from roce_wizard.vm_restore import restore_vms, unconfirmed_vms_off, vms_off  # noqa: PLC0415
 
-    hooks = hooks or RoundHooks()
+    hooks = hooks or Hooks()
+
+    def emit(event: Any) -> None:
+        log_event(ctx.runlog, event)
+        hooks.on_event(event)
+
+    def on_progress(host: str, state: Any, note: str) -> None:  # reboots.py reports (host, HostState, text)
+        emit(RebootProgress(host, getattr(state, "value", str(state)), note))
+
+    def stop(where: str, current: Round | None, fixrun: FixRun | None = None) -> bool:
+        """True (and the RunStopped event) when the user asked to stop; `fixrun`: a round's fixes stopped."""
+        if fixrun is None and not hooks.stop_requested():
+            return False
+        done = sorted({f"{r.target} {r.check}" for r in fixrun.results}) if fixrun is not None else []
+        pending = [f"{p.target.name} {p.plan.check}" for p in fixrun.not_run] if fixrun is not None else []
+        event = RunStopped(where, current.number if current is not None else 0, done, pending)
+        if current is not None:
+            current.stopped = event
+        emit(event)
+        return True
+
     names = {t.name: t for t in ctx.targets}
     base = ctx.runlog.path.parent.parent
     rounds: list[Round] = []
@@ -276,12 +131,14 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
         if any(e.state in (HostState.REBOOTING, HostState.ENTERING_MAINTENANCE) for e in book.values()):
             # an earlier run was killed mid-reboot: see its reboots through first
             async with reboot_plan(keep_vms_off=True) as plan:
-                resumed = await resume_interrupted(plan, book, runlog=ctx.runlog, on_progress=hooks.on_progress)
-            rebooted_last = {h: _awaited(h, book[h]) for h, outcome in resumed.items() if outcome.ok}
+                resumed = await resume_interrupted(plan, book, runlog=ctx.runlog, on_progress=on_progress)
+            rebooted_last = {h: awaited(h, book[h]) for h, outcome in resumed.items() if outcome.ok}
         for number in range(1, max_rounds + 1):
+            if stop("before the checks of a round", rounds[-1] if rounds else None):
+                break
             report = await run_checks(ctx.targets, ctx.checks, ctx.make_transports(), ctx.policy,
                                       stage_of=ctx.stage_of, runlog=ctx.runlog, concurrency=ctx.concurrency,
-                                      command_timeout=ctx.command_timeout)
+                                      command_timeout=ctx.command_timeout, on_event=hooks.on_event)
             book = ledger()
             # staged changes, under the host they wait on and the target they were made on (a BIOS value: the BMC)
             staged = {(who, p.check) for n, entry in book.items() for p in entry.awaiting_reboot
@@ -298,26 +155,31 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
             rebooted_last = {}
             # the hosts rebooted earlier: are the values that waited for the reboot current now? A check blocked
             # right after a boot (mst is not started yet) is judged a round later, once what blocks it is fixed.
-            verdicts = _verdicts(report)
             for host, waiting in list(to_verify.items()):
-                seen = [_verdict(verdicts, item) for item in waiting]
-                if "unjudged" in seen and number - rebooted_in[host] < 3 and number < max_rounds:
+                failing = reboot_verdict(report, waiting,
+                                         final=number - rebooted_in[host] >= 3 or number >= max_rounds)
+                if failing is None:
                     continue
-                failing = sorted({item[2] for item, v in zip(waiting, seen) if v != "pass"})
                 record_verification(ctx.runlog, host, not failing, failing)
                 del to_verify[host]
-            hooks.on_report(current)
+            emit(RoundJudged(current))
             runnable = [p for p in planned if p.allowed]
             if runnable and not hooks.confirm(current):
                 break
             if runnable:
+                if stop("before the fixes of a round", current):
+                    break
                 current.fixrun = await apply_plans(planned, ctx.make_transports(), runlog=ctx.runlog,
-                                                   command_timeout=ctx.command_timeout, on_step=hooks.on_step)
+                                                   command_timeout=ctx.command_timeout, on_event=hooks.on_event,
+                                                   stop_requested=hooks.stop_requested)
                 applied.update((r.target, r.command) for r in current.fixrun.results if r.ok)
+                if current.fixrun.stopped:
+                    stop("between the fixes of two targets", current, current.fixrun)
+                    break
                 if not reboot or not any(r.ok for r in current.fixrun.results):
                     break
                 continue  # look again before any reboot: a fix can unblock others that ride the same reboot
-            if not reboot:
+            if not reboot or stop("before the reboots of a round", current):
                 break
             book = ledger()
             # NEVER reboot without this run's live word: the machine answering under that name now (RW003's
@@ -332,8 +194,8 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                     reasons = {h: [f"{p.check}: {p.reason}" if p.reason else p.check for p in book[h].awaiting_reboot]
                                for h in hosts}
                     current.rebooted = await reboot_hosts(plan, hosts, batch=batch, runlog=ctx.runlog,
-                                                          on_progress=hooks.on_progress, reasons=reasons)
-                rebooted_last = {h: _awaited(h, book[h]) for h, outcome in current.rebooted.items() if outcome.ok}
+                                                          on_progress=on_progress, reasons=reasons)
+                rebooted_last = {h: awaited(h, book[h]) for h, outcome in current.rebooted.items() if outcome.ok}
                 failed_here.update(h for h, outcome in current.rebooted.items() if not outcome.ok)
                 applied = {(t, c) for t, c in applied if t not in rebooted_last}
                 continue  # every reboot failed: the next round brings the VMs back, then stops
@@ -342,7 +204,7 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
             if stuck:
                 async with reboot_plan(keep_vms_off=False) as plan:
                     for host in stuck:
-                        hooks.on_progress(host, "maintenance", "leaving maintenance mode (entered by an earlier run)")
+                        on_progress(host, "maintenance", "leaving maintenance mode (entered by an earlier run)")
                         try:
                             await exit_maintenance(plan, host, ctx.runlog)
                         except (RebootError, TransportError) as exc:
@@ -355,7 +217,7 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                         if plan.vcenter is None:
                             current.errors.append(f"{vm}: powered off by an earlier run; no vCenter to power it on")
                             continue
-                        hooks.on_progress(host, "power-on", f"powering on VM {vm}")
+                        on_progress(host, "power-on", f"powering on VM {vm}")
                         try:
                             await set_vm_power(plan, vm, host, "on", ctx.runlog)
                             current.powered_on.append(vm)
@@ -377,10 +239,10 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                              and any(p.reboot is RebootKind.VM_POWER_OFF for p in book[g].awaiting_reboot)]
                     current.rebooted = await reboot_hosts(plan, [g for g in guests if g not in cycle],
                                                           batch=max(batch, len(guests)), runlog=ctx.runlog,
-                                                          on_progress=hooks.on_progress)
+                                                          on_progress=on_progress)
                     for g in cycle:
                         vm, host = names[g].vm or g, names[g].host
-                        hooks.on_progress(g, "power-cycle", f"power cycling VM {vm} (its change needs it)")
+                        on_progress(g, "power-cycle", f"power cycling VM {vm} (its change needs it)")
                         try:
                             await set_vm_power(plan, vm, host, "off", ctx.runlog)
                             await set_vm_power(plan, vm, host, "on", ctx.runlog)
@@ -389,7 +251,7 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                         except Exception as exc:  # noqa: BLE001 - reported, the rest go on
                             current.errors.append(f"{vm}: power cycle failed: {exc}")
                 await _wait_reachable([names[g] for g in cycle], ctx.make_transports, reboot_timeout, poll_s)
-                rebooted_last = {g: _awaited(g, book[g]) for g, outcome in current.rebooted.items() if outcome.ok}
+                rebooted_last = {g: awaited(g, book[g]) for g, outcome in current.rebooted.items() if outcome.ok}
                 failed_here.update(g for g, outcome in current.rebooted.items() if not outcome.ok)
                 applied = {(t, c) for t, c in applied if t not in rebooted_last}
                 if not rebooted_last:
@@ -397,9 +259,8 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                 continue
             break
         if rounds and to_verify:  # the loop ended with reboots still unjudged: say so in the ledger
-            verdicts = _verdicts(rounds[-1].report)
             for host, waiting in to_verify.items():
-                failing = sorted({item[2] for item in waiting if _verdict(verdicts, item) != "pass"})
+                failing = reboot_verdict(rounds[-1].report, waiting, final=True) or []
                 record_verification(ctx.runlog, host, not failing, failing)
         return rounds
 
@@ -412,17 +273,29 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
         still = list(off)
         if off and reboot:
             async with reboot_plan(keep_vms_off=False) as plan:
-                powered, still = await restore_vms(plan, off, ctx.runlog, hooks.on_progress)
+                powered, still = await restore_vms(plan, off, ctx.runlog, on_progress)
             if rounds:
                 rounds[-1].powered_on.extend(powered)
         # off by this tool on a host this run could not identify (it did not answer): named, never acted on
         still += unconfirmed_vms_off(ledger(scoped=False), book, ctx.targets, set(live))
         if rounds:
             rounds[-1].vms_off = list(still)
-        hooks.on_vms_still_off(list(still))
+        emit(VmsStillOff(list(still)))
 
 
-def _awaited(owner: str, entry: Any) -> list[tuple[str, str, str]]:
+def reboot_verdict(report: RunReport, waiting: list[tuple[str, str, str]], *, final: bool) -> list[str] | None:
+    """THE rule by which a reboot's changes are judged current (after `fix --reboot`'s reboots, "fix
+    everything"'s and the wizard's own): the checks among `waiting` (awaited()) that do not pass now, or None
+    while one is unjudged (blocked right after a boot: mst not started yet) and this is not the `final` look,
+    which judges an unjudged change as not current."""
+    verdicts = _verdicts(report)
+    seen = [_verdict(verdicts, item) for item in waiting]
+    if "unjudged" in seen and not final:
+        return None
+    return sorted({item[2] for item, v in zip(waiting, seen, strict=True) if v != "pass"})
+
+
+def awaited(owner: str, entry: Any) -> list[tuple[str, str, str]]:
     """(host, target the change was made on, check) of a ledger entry's items waiting for a reboot: what a
     re-check must see current. RW214 is left out: after a reboot it reports whatever is pending now, newly
     staged changes included."""
@@ -479,3 +352,4 @@ async def _wait_reachable(targets: list[Target], make_transports: Callable[[], M
     finally:
         for used in {id(t): t for t in transports.values()}.values():
             await used.close()
+
