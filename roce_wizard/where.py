@@ -73,7 +73,9 @@ def _parser(kind: str) -> dict[str, str] | None:
     if parser is None:
         return None
     module = inspect.getmodule(parser.parse)
-    return {"module": parser.parse.__module__, "function": parser.parse.__qualname__,
+    # the name the module binds it to (a wrapped parser, e.g. per_host(...), has a generic __qualname__)
+    bound = [name for name, value in vars(module).items() if value is parser.parse] if module is not None else []
+    return {"module": parser.parse.__module__, "function": bound[0] if bound else parser.parse.__qualname__,
             "file": rel(module.__file__) if module is not None and module.__file__ else "?"}
 
 

@@ -9,6 +9,7 @@ output raises ParseError only when no stream is.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -17,6 +18,7 @@ from roce_wizard.parsers.paste import Stream, clean, strip_launchers
 
 
 def per_host(parse_one: Callable[[str], Facts]) -> Callable[[str], Facts]:
+    @functools.wraps(parse_one)  # its module and docstring (`explain --where` finds the module's name for it)
     def parse(text: str) -> Facts:
         text = clean(text)
         streams = strip_launchers(text)
@@ -41,6 +43,4 @@ def per_host(parse_one: Callable[[str], Facts]) -> Callable[[str], Facts]:
             raise error or ParseError(getattr(parse_one, "__name__", "parser"), "no output recognised")
         return {"hosts": hosts}
 
-    parse.__name__ = getattr(parse_one, "__name__", "parse")
-    parse.__doc__ = parse_one.__doc__
     return parse

@@ -92,7 +92,10 @@ def _tiny_app(tmp_path: Path) -> Path:
 
 
 def _env(bin_dir: Path, **extra: str) -> dict[str, str]:
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(ROOT), **extra}
+    # typer detects the calling shell by walking up the process tree (shellingham) unless told not to; under a
+    # test runner the ancestors are python processes, so the shell is named on the command line instead
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(ROOT),
+            "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1", **extra}
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")

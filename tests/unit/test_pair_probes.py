@@ -68,13 +68,13 @@ def test_a_site_check_adds_a_measurement_and_only_declared_pair_probes_run(tmp_p
     (tmp_path / "rw961_pair_mtu_agrees.py").write_text(SITE_CHECK)
     checks = {c: v for c, v in load_catalog([tmp_path]).items() if c == "RW961"}
     world = scenarios.healthy()
-    events: list[tuple[str, dict]] = []
+    events: list = []
     report = asyncio.run(run_checks([target_for(world, n) for n in ("compute-01", "compute-02")], checks,
-                                    WorldTransport(world), Policy(), on_event=lambda t, d: events.append((t, d))))
+                                    WorldTransport(world), Policy(), on_event=events.append))
     (finding,) = report.findings
     assert finding.status is Status.PASS, finding.summary
     assert finding.summary.startswith("MTU 9000 and 9000; ") and finding.subject == "compute-01<->compute-02"
-    probes = {d["probe"]: d["command"] for t, d in events if t == "probe" and d["probe"].startswith("validate.")}
+    probes = {e.probe: e.command for e in events if e.TYPE == "probe" and e.probe.startswith("validate.")}
     assert probes["validate.p0.mtu.sender"] == "cat /sys/class/net/ens256/mtu"
     assert "validate.p0.mtu.receiver" in probes and "validate.p0.lat.client" in probes
     ran = " ".join(probes.values())

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from roce_wizard.engine import NOT_FOUND_MARKERS, gather_target
+from roce_wizard.engine import gather_target
+from roce_wizard.engine.gather import NOT_FOUND_MARKERS
 from roce_wizard.local_setup import LOCAL_SOURCE, local_setup, local_transports
 from roce_wizard.model import Target, TargetKind
 from roce_wizard.session import SetupError
@@ -126,10 +127,10 @@ async def test_a_doctor_gather_of_this_machine_over_the_local_transport():
     setup = local_setup(select_=["RW002", "RW003", "RW401", "RW404"])
     [target] = setup.targets
     transport = local_transports(setup, timeout=30)[target.kind]
-    events: list[tuple[str, dict]] = []
+    events: list = []
     try:
         facts = await gather_target(target, list(setup.chosen.values()), transport, command_timeout=30,
-                                    runlog=None, emit=lambda kind, data: events.append((kind, data)))
+                                    runlog=None, emit=events.append)
     finally:
         await transport.close()
     assert facts.data["connection"]["ok"] is True
@@ -141,5 +142,5 @@ async def test_a_doctor_gather_of_this_machine_over_the_local_transport():
         assert "ofed_info" in facts.data
     if shutil.which("ip", path=transport.env["PATH"]) is not None:
         assert "ip_json" in facts.data, facts.failures.get("ip_json")
-    probes = {d["probe"] for kind, d in events if kind == "probe"}
+    probes = {e.probe for e in events if e.TYPE == "probe"}
     assert {"boot_id", "machine_id", "ofed_info", "tool_presence"} <= probes
