@@ -102,3 +102,25 @@ def test_lazy_files_is_a_mapping_that_loads_once():
     assert dict(files) == {"/c": "3\n"} and calls == [1]
     assert LazyFiles(lambda: {"/x": ""}).get("/x") == ""
     assert lab_guest.files  # the guest device still has files (the counting test would prove nothing otherwise)
+
+
+TREE_LINES = [
+    *LINES,
+    "for p in 1 2; do nohup sleep 0.01 </dev/null >/tmp/s$p.log 2>&1 & done; wait; cat /tmp/s2.log",
+    'x=$(cat /etc/hostname); if [ -n "$x" ]; then echo "${x:-none}" | tee /tmp/h; else echo no; fi',
+    "i=0; while [ $i -lt 3 ]; do i=$((i + 1)); done; echo $i >> /tmp/i; { echo a; echo b; } | wc -l",
+]
+
+
+async def test_a_cached_command_tree_is_not_changed_by_running_it(lab):
+    """The lab parses each distinct line once (shell/entry.py `_parsed`): running a line must leave its tree
+    as a fresh parse gives it, or the next target sent the same line would run something else."""
+    from roce_wizard.lab.shell import entry, parse
+
+    entry._parsed.cache_clear()
+    for line in TREE_LINES:
+        first = lab.run_command(GUEST, line)
+        again = lab.run_command(GUEST, line)  # from the cache
+        assert (again.stdout, again.stderr, again.exit) == (first.stdout, first.stderr, first.exit), line
+        assert entry._parsed(line) == parse(line), line
+    assert entry._parsed.cache_info().hits >= 2 * len(TREE_LINES)
