@@ -26,8 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from doctor_scale import read_env_file  # noqa: E402
-
+from doctor_scale import read_env_file
 
 # leaf frames that are a thread waiting, not working (py-spy on a loaded machine counts some of them as active)
 IDLE = {"_worker", "ThreadedChildWatcher._do_waitpid", "EpollSelector.select", "Condition.wait", "Event.wait"}
@@ -36,6 +35,12 @@ IDLE = {"_worker", "ThreadedChildWatcher._do_waitpid", "EpollSelector.select", "
 # frames every sample of the event loop passes through: left out of the cumulative list
 ENTRY = ("(<frozen runpy>)", "(typer/main.py)", "(typer/core.py)", "(typer/_click/core.py)", "(roce_wizard/cli.py)",
          "(roce_wizard/lab/control.py)", "(asyncio/runners.py)", "(asyncio/base_events.py)", "(threading.py)")
+
+
+def _frame(text: str) -> str:
+    """'func (path/file.py:LINE)' -> 'func (path/file.py)': one entry per function, not per line."""
+    name, sep, where = text.partition(" (")
+    return f"{name} ({where.split(':')[0].replace(str(REPO) + '/', '')})" if sep else text
 
 
 def collapsed_top(path: Path, top: int = 15) -> str:
@@ -48,9 +53,7 @@ def collapsed_top(path: Path, top: int = 15) -> str:
         if not stack or not count.isdigit():
             continue
         n = int(count)
-        frames = [f.split(" (")[0] + " (" + f.split(" (")[1].split(":")[0].replace(str(REPO) + "/", "") + ")"
-                  if " (" in f else f for f in stack.split(";")]
-        frames = [f for f in frames if not f.startswith("process ") and not f.startswith("thread ")]
+        frames = [_frame(f) for f in stack.split(";") if not f.startswith(("process ", "thread "))]
         if not frames or frames[-1].split(" (")[0] in IDLE:
             continue
         total += n
@@ -93,14 +96,15 @@ def run(hosts: int, out: Path, rate: int) -> None:
         denv = {**env, **read_env_file(lab_dir / "lab.env")}
         t0 = time.monotonic()
         subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out / "doctor.prof"), "-m", "roce_wizard.cli",
-                        "doctor", "-i", str(lab_dir / "inventory.yaml"), "--skip", "RW6", "--json"], env=denv,
+                        "doctor", "-i", str(lab_dir / "inventory.yaml"), "--skip", "RW6", "--json"], env=denv, check=False,
                        stdout=(out / "doctor.json").open("w"), stderr=(out / "doctor.err").open("w"))
         print(f"doctor under cProfile: {time.monotonic() - t0:.1f}s wall", file=sys.stderr)
     finally:
         if spy is not None:
             spy.send_signal(signal.SIGINT)
             spy.wait(60)
-        subprocess.run([*cli, "lab", "down", "--dir", str(lab_dir)], env=env, stdout=subprocess.DEVNULL)
+        subprocess.run([*cli, "lab", "down", "--dir", str(lab_dir)], env=env, stdout=subprocess.DEVNULL,
+                       check=False)
 
 
 def main() -> int:
