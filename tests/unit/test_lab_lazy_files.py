@@ -90,6 +90,13 @@ async def test_answers_match_the_eager_lab_after_faults_fixes_and_reboots(lab):
     _same_as_eager(lab)
 
 
+async def test_a_file_read_after_a_program_changed_it_in_the_same_line_shows_the_change(lab):
+    """The one answer that changed (lazy.py): the files are built at the line's first lookup, so a program's
+    change earlier in the line shows, as on a real machine (the lab used to answer 9000 here)."""
+    line = "ip link set dev ens256 mtu 4000; cat /sys/class/net/ens256/mtu"
+    assert lab.run_command(GUEST, line).stdout == "4000\n"
+
+
 def test_lazy_files_is_a_mapping_that_loads_once():
     calls = []
     files = LazyFiles(lambda: calls.append(1) or {"/a": "1\n"})

@@ -6,6 +6,11 @@ command itself (benchmarks/PROFILE.md, 64 hosts). `LazyFiles` defers that work t
 against the world as it is at that moment; a line that reads no file never builds it. Nothing is kept
 between command lines: each line gets its own, so a fault, a fix or a reboot is seen by the next line exactly
 as before.
+
+The one difference: a line whose program changes the world before the line's first file lookup
+(`ip link set dev X mtu 4000; cat /sys/class/net/X/mtu`) now reads the changed value, as the real machine
+shows it; the lab used to answer from the files it built before the line started (9000 there). Lines that
+only read (every probe of doctor and validate, the counter snapshots) answer exactly as before.
 """
 
 from __future__ import annotations
