@@ -164,9 +164,33 @@ def _remove_pid(directory: Path) -> None:
 # ---------------------------------------------------------------------------- detached
 
 
-def detach(argv: list[str], directory: Path, *, timeout: float = 120.0) -> dict[str, Any]:
+READY_TIMEOUT_S = 120.0
+# a lab's start grows with its hosts (an SSH listener and host key per target, a BMC per host, vCenter's
+# inventory): 1000 hosts took 37 s to ready on 2 loaded cores (benchmarks/PROFILE.md); allow 0.25 s a host
+READY_PER_HOST_S = 0.25
+
+
+def ready_timeout(argv: list[str]) -> float:
+    """How long `lab up --detach` waits for the lab ARGV asks for: 120 s, more for a lab of over 480 hosts."""
+    hosts = 0
+    for i, arg in enumerate(argv):
+        if arg == "--hosts" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--hosts="):
+            value = arg.split("=", 1)[1]
+        else:
+            continue
+        if value.isdigit():
+            hosts = int(value)
+    return max(READY_TIMEOUT_S, READY_PER_HOST_S * hosts)
+
+
+def detach(argv: list[str], directory: Path, *, timeout: float | None = None) -> dict[str, Any]:
     """Run `roce-wizard lab up ARGV --dir DIRECTORY` in a new session, output to DIR/lab.log;
-    return its state once it says ready. Raises LabError (with the log's tail) if it dies."""
+    return its state once it says ready (within `timeout`, default `ready_timeout(argv)`). Raises LabError
+    (with the log's tail) if it dies or is not ready by then."""
+    if timeout is None:
+        timeout = ready_timeout(argv)
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     for stale in ("state.json", PID_FILE):
         with contextlib.suppress(FileNotFoundError):

@@ -32,6 +32,7 @@ from roce_wizard.lab.server.config import (
 )
 from roce_wizard.lab.server.endpoints import Device, DeviceResolver, Endpoint, Service, _device_for, _SshServer
 from roce_wizard.lab.server.files import _atomic_write, _InventoryDumper, _write_private
+from roce_wizard.lab.server.lazy import LazyFiles
 from roce_wizard.lab.server.views import base_inventory, lab_status
 from roce_wizard.lab.world import EsxiHost, Guest, World
 
@@ -329,8 +330,12 @@ class Lab:
                 return files_of(world, name)
 
         try:
-            files = reload() if reload is not None else {}
-            unreadable = device.file_errors(world, name) if device.file_errors is not None else None
+            # built on first use only (most lines read no file): see lazy.py
+            files: Any = LazyFiles(reload) if reload is not None else {}
+            unreadable: Any = None
+            if device.file_errors is not None:
+                errors_of = device.file_errors
+                unreadable = LazyFiles(lambda: errors_of(world, name))
             ctx = Ctx(world=world, target=name, files=files)
             reply = shell.run(line, ctx, device.programs(world, name), write_file=writer, esxi=ep.kind == "esxi",
                               unreadable=unreadable, reload_files=reload if writer is not None else None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from roce_wizard.lab.proto import Ctx, Program, Reply
@@ -11,6 +12,11 @@ from roce_wizard.lab.shell.streams import _Buffer, _Exit, _Halt, _Null
 from roce_wizard.lab.shell.syntax import FileWriter, ShellSyntaxError
 
 # ---------------------------------------------------------------------------- entry point
+
+# A client sends the same few lines to every target (doctor: one probe line per check and target): parse
+# each once. The interpreter only reads a tree (tests/unit/test_lab_lazy_files.py holds a cached tree equal
+# to a fresh parse after running it); a line that does not parse is not cached (lru_cache keeps no errors).
+_parsed = functools.lru_cache(maxsize=4096)(parse)
 
 
 def run(
@@ -39,7 +45,7 @@ def run(
     shell = _Shell(ctx, programs, write_file, esxi, unreadable, reload_files)
     out, err = _Buffer(), _Buffer()
     try:
-        tree = parse(line)
+        tree = _parsed(line)
     except ShellSyntaxError as exc:
         return Reply(stdout="", stderr=f"sh: {exc}\n", exit=2)
     for phase in ("line", "jobs"):  # then the jobs the line left running (their output still reaches the client)

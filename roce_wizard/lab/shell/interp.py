@@ -42,7 +42,7 @@ class _Shell:
         self.files = ctx.files
         self._write_file = write_file
         self._reload_files = reload_files
-        self.unreadable = unreadable or {}
+        self.unreadable = {} if unreadable is None else unreadable  # `or` would load a lazy one
         self.esxi = esxi
         self.vars: dict[str, str] = {
             "PATH": ESXI_PATH if esxi else LINUX_PATH,
