@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
 from roce_wizard.catalog import CatalogError, load_catalog
+from roce_wizard.console import make_console
 from roce_wizard.model import ExitCode
 from roce_wizard.session import Setup, SetupError, load_setup
 from roce_wizard.textsafe import printable
@@ -19,13 +19,13 @@ app = typer.Typer(
     help="Set up and prove lossless RoCE v2 over SR-IOV on vSphere and bare metal. "
          "With no command: the wizard (a terminal UI) on ./inventory.yaml or -i FILE.",
     no_args_is_help=False,  # no command opens the wizard (the callback below)
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion; check codes complete (completion.py)
     rich_markup_mode=None,
 )
 
 
 def _err(message: str, code: ExitCode = ExitCode.USAGE) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {printable(message)}", highlight=False, soft_wrap=True)
+    make_console(stderr=True).print(f"[bold red]error:[/] {printable(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(int(code))
 
 
@@ -48,6 +48,6 @@ def _setup(inventory: Path, playbook: str, select_: list[str] | None, skip: list
     except SetupError as exc:
         raise _err(str(exc)) from None
     for warning in setup.warnings:
-        Console(stderr=True).print(f"[yellow]warning:[/] {printable(warning)}", highlight=False, soft_wrap=True)
+        make_console(stderr=True).print(f"[yellow]warning:[/] {printable(warning)}", highlight=False, soft_wrap=True)
     return setup
 

@@ -12,8 +12,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from roce_wizard.cli.base import _load_checks, _setup, app
-from roce_wizard.session import live_transports
 from roce_wizard.commands.switch_config import human_command
+from roce_wizard.completion import complete_codes
+from roce_wizard.console import make_console
+from roce_wizard.session import live_transports
 from roce_wizard.textsafe import printable
 
 
@@ -21,8 +23,10 @@ from roce_wizard.textsafe import printable
 def fix(
     inventory: Annotated[Path, typer.Option("-i", "--inventory", help="Inventory YAML.")] = Path("inventory.yaml"),
     playbook: Annotated[str, typer.Option(help="vsphere-sriov, baremetal, or a playbook file.")] = "vsphere-sriov",
-    select_: Annotated[list[str] | None, typer.Option("--select", help="Only fix these checks (codes, prefixes, slugs).")] = None,
-    skip: Annotated[list[str] | None, typer.Option("--skip", help="Leave these checks alone.")] = None,
+    select_: Annotated[list[str] | None, typer.Option("--select", help="Only fix these checks (codes, prefixes, slugs).",
+                                                      autocompletion=complete_codes)] = None,
+    skip: Annotated[list[str] | None, typer.Option("--skip", help="Leave these checks alone.",
+                                                      autocompletion=complete_codes)] = None,
     stage: Annotated[list[str] | None, typer.Option("--stage", help="Only these stages (comma list).")] = None,
     host: Annotated[list[str] | None, typer.Option("--host", help="Only these targets (names, ranges, globs).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
@@ -55,7 +59,7 @@ def fix(
     from roce_wizard.records.runlog import RunLog  # noqa: PLC0415
 
     setup = _setup(inventory, playbook, select_, skip, stage, host, checks_dir)
-    console = Console()
+    console = make_console()
     runlog = RunLog.create(kind="fix")
 
     def transports() -> Any:
@@ -79,7 +83,7 @@ def fix(
 
     def on_report(current) -> None:  # noqa: ANN001
         for error in current.errors:
-            Console(stderr=True).print(f"[red]error:[/] {escape(printable(error))}", highlight=False, soft_wrap=True)
+            make_console(stderr=True).print(f"[red]error:[/] {escape(printable(error))}", highlight=False, soft_wrap=True)
         if reboot and current.number > 1:
             console.print(f"[bold]Round {current.number}[/]: {summary_line(current.report)}", highlight=False)
         if not current.planned:
@@ -128,9 +132,9 @@ def fix(
     def vms_still_off(off: list[Any]) -> None:
         still_off[:] = off
         for item in off:  # said last and in red, whatever ended the run: a VM this tool turned off is down
-            Console(stderr=True).print(f"[bold red]{escape(item.line())}[/]", highlight=False, soft_wrap=True)
+            make_console(stderr=True).print(f"[bold red]{escape(item.line())}[/]", highlight=False, soft_wrap=True)
         if off and not reboot:
-            Console(stderr=True).print("[red]`roce-wizard fix --reboot` powers them back on (or power them on "
+            make_console(stderr=True).print("[red]`roce-wizard fix --reboot` powers them back on (or power them on "
                                        "in vCenter)[/]", highlight=False, soft_wrap=True)
 
     def on_event(event: Any) -> None:
@@ -147,7 +151,7 @@ def fix(
         outcome = asyncio.run(run(run_setup, Mode.FIX, Hooks(on_event=on_event, confirm=confirm)))
     except KeyboardInterrupt:
         runlog.close()
-        Console(stderr=True).print("[red]interrupted[/]" + (": the VMs it powered off are back on"
+        make_console(stderr=True).print("[red]interrupted[/]" + (": the VMs it powered off are back on"
                                    if not still_off else ""), highlight=False)
         raise typer.Exit(130) from None
     if not outcome.applied:
@@ -155,7 +159,7 @@ def fix(
         raise typer.Exit(int(outcome.exit_code))
     for fixrun in outcome.applied:
         for error in fixrun.errors:
-            Console(stderr=True).print(f"[red]error:[/] {escape(printable(error))}", highlight=False, soft_wrap=True)
+            make_console(stderr=True).print(f"[red]error:[/] {escape(printable(error))}", highlight=False, soft_wrap=True)
     final = outcome.report
     if reboot:
         console.print(f"after {len(outcome.rounds)} round(s): {summary_line(final)}", highlight=False)

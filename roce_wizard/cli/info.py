@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from roce_wizard import __version__
 from roce_wizard.catalog import find
 from roce_wizard.cli.base import _err, _load_checks, _split, app
+from roce_wizard.completion import complete_codes
+from roce_wizard.console import make_console
 from roce_wizard.model import Policy
 from roce_wizard.textsafe import printable
 
@@ -42,7 +43,7 @@ def analyze(
         sys.stdout.write(json.dumps({"version": 1, "files": [f.to_dict() for f in files], "exit_code": code},
                                     indent=2, ensure_ascii=False, default=str) + "\n")
         raise typer.Exit(code)
-    console = Console()
+    console = make_console()
     for f in files:
         source = f" ({f.source})" if f.source else ""  # the rank or host a launcher prefix named
         console.print(f"[bold]{escape(printable(f.path + source))}[/]  [cyan]{f.kind}[/]"
@@ -124,8 +125,8 @@ def reboots_command(
     each item names the run that recorded it."""
     import fnmatch  # noqa: PLC0415
 
-    from roce_wizard.records.ledger_scope import clusters  # noqa: PLC0415
     from roce_wizard.records.ledger import all_events, ledger_from_events  # noqa: PLC0415
+    from roce_wizard.records.ledger_scope import clusters  # noqa: PLC0415
 
     patterns = _split(host)
     events = all_events()
@@ -143,7 +144,7 @@ def reboots_command(
                  for label, runs, _, book in groups for e in book.values()]
         sys.stdout.write(json.dumps({"version": 1, "hosts": hosts}, indent=2) + "\n")
         return
-    console = Console()
+    console = make_console()
     if not groups:
         console.print("the ledger is empty: no fix has waited for a reboot yet", highlight=False)
         return
@@ -181,7 +182,8 @@ def reboots_command(
 
 @app.command()
 def explain(
-    code_or_slug: Annotated[str, typer.Argument(help="A check code (RW208) or slug.")],
+    code_or_slug: Annotated[str, typer.Argument(help="A check code (RW208) or slug.",
+                                                           autocompletion=complete_codes)],
     where: Annotated[bool, typer.Option("--where", help="Where it lives: its file, probes (commands, parsers), "
                                         "fix, tests and lab fault.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="With --where: print it as JSON.")] = False,
@@ -194,7 +196,7 @@ def explain(
     if check is None:
         raise _err(f"no check {code_or_slug!r}; `roce-wizard checks` lists them")
     meta = check.meta
-    console = Console()
+    console = make_console()
     if where:
         from roce_wizard.where import render  # noqa: PLC0415
         from roce_wizard.where import where as where_of
@@ -219,7 +221,7 @@ def explain(
 @app.command("checks")
 def list_checks(checks_dir: Annotated[list[Path] | None, typer.Option(help="Site checks directory.")] = None) -> None:
     """List every check: code, slug, stage, severity, title."""
-    console = Console()
+    console = make_console()
     for check in _load_checks(checks_dir).values():
         m = check.meta
         console.print(f"{m.code}  {m.slug:<30} {m.stage.value:<9} {m.severity.value:<5} {m.title}", highlight=False)

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from roce_wizard.cli.base import _err
+from roce_wizard.console import make_console
 from roce_wizard.model import ExitCode
 
 lab_app = typer.Typer(
@@ -135,7 +135,7 @@ def lab_faults(as_json: Annotated[bool, typer.Option("--json", help="Print a JSO
         sys.stdout.write(json.dumps([{"code": f.code, "kind": f.kind, "description": f.description}
                                      for f in table.values()], indent=2) + "\n")
         return
-    console = Console()
+    console = make_console()
     for fault in table.values():
         console.print(f"{fault.code}  {fault.kind:<8} {fault.description}", highlight=False, soft_wrap=True)
 
@@ -158,7 +158,7 @@ def lab_status(
     if as_json:
         sys.stdout.write(json.dumps(state, indent=2) + "\n")
         raise typer.Exit(0 if state["running"] else 3)
-    console = Console()
+    console = make_console()
     running = f"running (pid {state.get('pid')})" if state["running"] else "[red]not running[/]"
     console.print(f"lab {lab_dir}: {running}, scenario {state.get('scenario')}", highlight=False)
     table = Table("target", "kind", "state", "port", "boots", "faults", box=None, pad_edge=False)

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from roce_wizard.cli.base import _err, app
 from roce_wizard.cli.doctor import doctor
+from roce_wizard.console import make_console
 from roce_wizard.model import ExitCode
 from roce_wizard.session import SetupError
 
@@ -52,7 +52,7 @@ def demo(
     from roce_wizard.lab.control import LabError, LabSpec, background_lab, new_lab_dir  # noqa: PLC0415
 
     lab_dir = new_lab_dir()
-    console = Console()
+    console = make_console()
     console.print(f"[bold]roce-wizard demo[/]: starting the practice lab (scenario fresh, {hosts} hosts) in {lab_dir}",
                   highlight=False)
     try:
