@@ -48,7 +48,7 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=("perftest",),
     pair_probes=("incast",),
-    depends_on=("RW402", "RW403", "RW407", "RW601"),
+    depends_on=("RW402", "RW403", "RW407", "RW601", "RW607"),  # RoCE on priority 0 collapses
     fix_hint="make the RoCE priority lossless end to end (PFC, DSCP trust, no global pause, switch headroom)",
 )
 
