@@ -129,3 +129,13 @@ def congestion(step: dict[str, Any], p: int) -> Congestion:
     return Congestion(pauses_total, pauses_p, r.get("rx_out_of_buffer", r.get("out_of_buffer", 0)),
                       r.get("rx_discards_phy", 0), r.get("np_ecn_marked_roce_packets"), r.get("np_cnp_sent"),
                       s.get("rp_cnp_handled"))
+
+
+def counter_point(step: dict[str, Any], p: int) -> dict[str, Any]:
+    """An incast step's counter deltas beside its throughput (the report's plot): pauses on the lossless
+    priority and elsewhere, ECN marks, CNPs sent and handled, drops; {} when the step read no counters."""
+    if not (step.get("receiver") or step.get("sender")):
+        return {}
+    c = congestion(step, p)
+    return {"priority": p, "pauses_p": c.pauses_p, "pauses_other": c.pauses - c.pauses_p, "ecn_marked": c.marked,
+            "cnp_sent": c.cnp_sent, "cnp_handled": c.cnp_handled, "discards": c.discards}
