@@ -39,8 +39,17 @@ Fix safety
 
 from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.checklib.pairs import cannot_measure
-from roce_wizard.checklib.traffic import MIN_BYTES, ON_PRIORITY, blame, by_priority, has_priorities, legs, on_node, runs
-from roce_wizard.checklib.traffic import total
+from roce_wizard.checklib.traffic import (
+    MIN_BYTES,
+    ON_PRIORITY,
+    blame,
+    by_priority,
+    has_priorities,
+    legs,
+    on_node,
+    runs,
+    total,
+)
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Stage, TargetKind
 
 CHECK = Check(

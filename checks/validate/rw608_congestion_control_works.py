@@ -106,20 +106,23 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     pressure = f"{c.pauses} pause frames, rx_out_of_buffer +{c.out_of_buffer}"
     still = None
     if not c.marked:
-        still = (receiver, f"np_ecn_marked_roce_packets stayed at +0 on {receiver} under congestion {where} ({pressure}): "
-                 f"the switch queue towards {receiver} marks nothing (no ECN on priority {p}'s queue, or its "
-                 "threshold sits above the PFC XOFF point)",
+        still = (receiver,
+                 (f"np_ecn_marked_roce_packets stayed at +0 on {receiver} under congestion {where} ({pressure}): "
+                  f"the switch queue towards {receiver} marks nothing (no ECN on priority {p}'s queue, or its "
+                  "threshold sits above the PFC XOFF point)"),
                  f"ECN on the RoCE queue of the switch port towards {receiver}, thresholds below XOFF (RW506)")
     elif not c.cnp_sent:
-        still = (receiver, f"np_cnp_sent stayed at +0 on {receiver} though {c.marked} packets arrived ECN-marked "
-                 f"{where}: its notification point is off", f"echo 1 > /sys/class/net/<if>/ecn/roce_np/enable/{p} "
-                 f"on {receiver} (RW413)")
+        still = (receiver,
+                 (f"np_cnp_sent stayed at +0 on {receiver} though {c.marked} packets arrived ECN-marked {where}: "
+                  "its notification point is off"),
+                 f"echo 1 > /sys/class/net/<if>/ecn/roce_np/enable/{p} on {receiver} (RW413)")
     elif not c.cnp_handled:
-        still = (sender, f"rp_cnp_handled stayed at +0 on {sender} though {receiver} sent {c.cnp_sent} CNPs {where}: "
-                 "its reaction point is off (it never slows down)",
+        still = (sender,
+                 (f"rp_cnp_handled stayed at +0 on {sender} though {receiver} sent {c.cnp_sent} CNPs {where}: "
+                  "its reaction point is off (it never slows down)"),
                  f"echo 1 > /sys/class/net/<if>/ecn/roce_rp/enable/{p} on {sender} (RW413)")
     elif any(cc.discards for _, cc in congested):
-        worst = max((cc.discards for _, cc in congested))
+        worst = max(cc.discards for _, cc in congested)
         still = (receiver, f"{receiver} dropped under incast: rx_discards_phy +{worst} although ECN and CNPs moved",
                  "PFC headroom on the switch port and the host (RW605/RW606)")
     if still is not None:

@@ -72,7 +72,7 @@ def _counter_rows(points: list[dict[str, Any]]) -> list[str]:
             continue
         prio = p.get("priority")
 
-        def n(key: str) -> str:
+        def n(key: str, p: dict[str, Any] = p) -> str:
             v = p.get(key)
             return "n/a" if v is None else f"+{v}"
 

@@ -12,7 +12,10 @@ from rich.console import Console
 from roce_wizard.lab.guest.state import _gs
 from roce_wizard.model import Status, TargetKind
 from roce_wizard.records.report import render_terminal
-from tests.lab.test_validate_stage import _by_code, _show, vlab  # noqa: F401 — the module's lab fixture
+from tests.lab import test_validate_stage as stage
+from tests.lab.test_validate_stage import _by_code, _show
+
+vlab = stage.vlab  # the validate stage's lab fixture, shared
 
 CODES = ["RW605", "RW606", "RW607", "RW608"]
 

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import pytest
 
+from roce_wizard.catalog import load_catalog
 from roce_wizard.lab import guest as G
 from roce_wizard.lab import scenarios, shell
+from roce_wizard.lab.guest.state import _gs
 from roce_wizard.lab.proto import Ctx
 from roce_wizard.model import Facts, Policy, Status, TargetKind
-from roce_wizard.pair_probes import PAIR_PROBES, NODE_PROBES, Pair, PairNodes
+from roce_wizard.pair_probes import NODE_PROBES, PAIR_PROBES, Pair, PairNodes
 from roce_wizard.pairs import describe_node, parse_rate
 from roce_wizard.parsers import PARSERS
 from roce_wizard.probes import PROBES
-from roce_wizard.catalog import load_catalog
-from roce_wizard.lab.guest.state import _gs
 from tests.checkcases import Case, build_facts, guest, run_case
 from tests.conftest import corpus_text
 
@@ -107,7 +107,7 @@ def _sender_on_prio0() -> dict:
 def _vf(data: dict) -> dict:
     """The same runs as a VF guest sees them: no per-priority lines, no pause lines, no congestion counters."""
     def strip(d: dict) -> dict:
-        return {k: v for k, v in d.items() if not (k.startswith(("rx_prio", "tx_prio")) or k.startswith(("np_", "rp_"))
+        return {k: v for k, v in d.items() if not (k.startswith(("rx_prio", "tx_prio", "np_", "rp_"))
                                                    or k.endswith("_phy"))}
     out = {}
     for k, v in data.items():
@@ -177,3 +177,13 @@ def test_counter_reads_surround_every_measurement():
         Policy())]
     assert steps[0].endswith(".before.sysfs") and steps[-1].endswith(".after.ethtool")
     assert any("np_cnp_sent" in r for r in HEALTHY["validate_traffic_incast"]["receiver"])
+
+
+def test_a_node_that_cannot_be_measured_is_the_one_named():
+    """The pair finding builder names the node that lacks a device/GID, not always the receiver."""
+    pair = {"pair": "node-01<->node-02", "sender": "node-01", "receiver": "node-02", "link_gbps": 100.0,
+            "nodes": [{"node": "node-01", "problems": ["no RoCE v2 GID carries 192.168.101.11"]},
+                      {"node": "node-02", "problems": []}]}
+    for code in ("RW601", "RW605", "RW607", "RW608"):
+        f = _one(code, {"validate_pair": pair})
+        assert f.status is FAIL and f.target == "node-01" and "cannot measure" in f.summary, (code, f.summary)
