@@ -24,7 +24,10 @@ def _verdict(row: dict[str, Any] | None) -> str:
 def _cite(row: dict[str, Any]) -> str:
     blocked = row.get("blocked_by")
     if row.get("status") == "skip" and blocked:
-        return f"{row['check']} blocked by {blocked.get('check')} on {blocked.get('target')}"
+        # the JSON contract's {"check", "target"}; a run rebuilt from its findings keeps [check, target]
+        code, where = ((blocked.get("check"), blocked.get("target")) if isinstance(blocked, dict)
+                       else (list(blocked) + [None, None])[:2])
+        return f"{row['check']} blocked by {code} on {where}"
     return f"{row['check']} on {row.get('target')}: {row.get('summary')}"
 
 

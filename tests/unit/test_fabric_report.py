@@ -61,3 +61,13 @@ def test_incast_plot_shows_pauses_and_ecn_cnp_beside_throughput():
     assert svg.startswith("<svg") and svg.endswith("</svg>") and 'height="300"' not in svg  # grown for the rows
     page = html("report", [], results_sections(_rows(HEALTHY)))
     assert "Fabric (per node pair)" in page and "counters during each step" in page
+
+
+def test_a_blocked_check_is_cited_with_its_root_cause_in_either_shape():
+    rows = _rows(HEALTHY)
+    for blocked in ({"check": "RW501", "target": "leaf-01"}, ["RW501", "leaf-01"]):
+        for r in rows:
+            if r["check"] == "RW607":
+                r.update(status="skip", blocked_by=blocked)
+        (sentence,) = pair_sentences(rows)
+        assert "could not be proven lossless (RW607 blocked by RW501 on leaf-01)" in sentence
