@@ -12,7 +12,8 @@ What it checks
     receiver (no ECN there, or a marking threshold above the PFC XOFF point); marks but no CNPs — the
     receiver's notification point (`roce_np`); CNPs but none handled — the sender's reaction point
     (`roce_rp`). No congestion at all: not judged (skip, with the numbers). A VF shows no pause counters
-    and usually no congestion counters: judged only on what it shows, said so.
+    and drop counters (they belong to the port): whether the incast congested cannot be told there, so a VF
+    pair is n/a, with the marks and CNPs it does show reported in words.
     Sources: the counter names — the kernel's mlx5 RDMA counters (drivers/infiniband/hw/mlx5/counters.c:
     np_ecn_marked_roce_packets, np_cnp_sent, rp_cnp_handled, out_of_buffer; documented in NVIDIA's "Understanding
     mlx5 Linux Counters and Status Parameters") and real captures corpus hw_counters/* (gpud #943, the
@@ -91,6 +92,14 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                 Evidence(probe="ethtool_stats", command=f"ethtool -S <netdev> on {receiver} and {sender}")]
     if not steps:
         return [skip(CHECK, facts, "no incast with more than one stream was run", observed=None, expected=expected)]
+    if not incast.get("pfc_visible"):
+        # a VF: the pause and drop counters belong to the port (the PF), so whether the incast congested — and so
+        # whether marks were due — cannot be told here; what the VF shows is reported, not judged
+        seen = congested[-1][1] if congested else congestion(steps[-1], p)
+        return [skip(CHECK, facts, f"n/a: {receiver} shows no per-priority pause counters (a VF: they belong to "
+                     f"the port; or PFC is off on every priority), so congestion cannot be told; seen: ECN marked +{seen.marked}, CNPs sent "
+                     f"+{seen.cnp_sent}, handled +{seen.cnp_handled} (read them with the port's counters on the PF)",
+                     observed=rows, expected=expected, details=details, evidence=evidence)]
     if not congested:
         return [skip(CHECK, facts, f"not judged: the incast into {receiver} showed no congestion (no pause frames, "
                      "no buffer pressure, no ECN marks visible)", observed=rows, expected=expected, details=details,

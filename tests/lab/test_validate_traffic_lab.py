@@ -45,8 +45,8 @@ def test_vsphere_pair_vf_guests_say_what_they_cannot_read(vlab):
     (f607,), (f608,) = found["RW607"], found["RW608"]
     # a VF shows no per-priority counters: n/a, in words, not a guess
     assert f607.status is Status.SKIP and f607.blocked_by is None and "VF" in f607.summary, f607.summary
-    # its hw_counters still show the marks and CNPs of the incast: judged on what it shows
-    assert f608.status is Status.PASS and "CNPs sent" in f608.summary, _show(report.findings)
+    # nor pause counters: whether the incast congested cannot be told; the marks and CNPs it shows are reported
+    assert f608.status is Status.SKIP and f608.blocked_by is None and "ECN marked +" in f608.summary, f608.summary
 
 
 def test_remarking_towards_the_receiver_fails_rw607_there_and_explains_the_collapse(vlab):

@@ -114,7 +114,7 @@ def _vf(data: dict) -> dict:
         if k.startswith("validate_traffic_"):
             v = {**v, "sender": strip(v["sender"]), "receiver": strip(v["receiver"])}
         if k == "validate_incast":
-            v = {**v, "steps": [{**s, "sender": strip(s["sender"]), "receiver": strip(s["receiver"])} for s in v["steps"]]}
+            v = {**v, "pfc_visible": False, "steps": [{**s, "sender": strip(s["sender"]), "receiver": strip(s["receiver"])} for s in v["steps"]]}
         out[k] = v
     return out
 
@@ -138,6 +138,7 @@ CASES: list[Case] = [
     Case("RW608", "lab-ecn-never-marks", FAIL, facts=ECN_LATE, target=T, summary_has="np_ecn_marked_roce_packets"),
     Case("RW608", "lab-np-off", FAIL, facts=_np_off(), target=T, summary_has="np_cnp_sent"),
     Case("RW608", "lab-rp-off-on-sender", FAIL, facts=_rp_off(), target=T, summary_has="rp_cnp_handled"),
+    Case("RW608", "vf-cannot-tell-congestion", SKIP, facts=_vf(HEALTHY), target=T, summary_has="n/a"),
 ]
 
 
