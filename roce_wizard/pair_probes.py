@@ -157,15 +157,20 @@ def _perftest_lines(nodes: PairNodes, test: str, args: str, port: int) -> dict[s
 
 
 def perftest_probe(name: str, key: str, test: str, args: Callable[[Policy], str], port_offset: int) -> PairProbe:
-    """One perftest measurement from the sender to the receiver; facts `validate_perftest` and `perftest`."""
+    """One perftest measurement from the sender to the receiver, both ends' counters read around it; facts
+    `validate_perftest`, `perftest` and `validate_traffic_<name>` (the counter deltas RW607 judges)."""
 
     def command(nodes: PairNodes, policy: Policy) -> list[PairStep] | None:
         if not nodes.measurable:
             return None
         lines = _perftest_lines(nodes, test, args(policy), nodes.pair.base_port + port_offset)
-        return [PairStep(f"{key}.server", "receiver", lines["start"]),
+        return [*(s for side, n in _sides(nodes) for s in counter_steps(nodes, side, f"{key}.{n.name}.before",
+                                                                         f"before-{key}")),
+                PairStep(f"{key}.server", "receiver", lines["start"]),
                 PairStep(f"{key}.client", "sender", lines["client"], timeout=CLIENT_TIMEOUT_S + 5),
-                PairStep(f"{key}.cleanup", "receiver", lines["cleanup"])]
+                PairStep(f"{key}.cleanup", "receiver", lines["cleanup"]),
+                *(s for side, n in _sides(nodes) for s in counter_steps(nodes, side, f"{key}.{n.name}.after",
+                                                                        f"after-{key}"))]
 
     def parser(nodes: PairNodes, policy: Policy, outputs: Outputs) -> dict[str, Any]:
         port = nodes.pair.base_port + port_offset
@@ -178,9 +183,12 @@ def perftest_probe(name: str, key: str, test: str, args: Callable[[Policy], str]
                "server_start": outputs[f"{key}.server"][1], "client_output": text, "client_exit": status,
                "parsed": parse("perftest", text), "server_output": left,
                "leftover_killed": "stopped a leftover" in left}
-        return {"validate_perftest": run, "perftest": run["parsed"]}
+        delta = {n.name: counter_delta(read_counters(outputs, f"{key}.{n.name}.before"),
+                                       read_counters(outputs, f"{key}.{n.name}.after")) for _, n in _sides(nodes)}
+        return {"validate_perftest": run, "perftest": run["parsed"],
+                f"validate_traffic_{name}": traffic(test, delta[nodes.sender.name], delta[nodes.receiver.name])}
 
-    return PairProbe(name, command, parser, parsers=("perftest",),
+    return PairProbe(name, command, parser, parsers=("perftest", "ethtool_stats"),
                      why_not="a node lacks an RDMA device, an IPv4 or a RoCE v2 GID")
 
 
@@ -220,8 +228,16 @@ def _counters_command(node: Node, tag: str) -> str:
     net_loop = (f"for n in {' '.join(nets)}; do echo \"net.$n $(cat /sys/class/net/$n/statistics/tx_bytes "
                 f"2>/dev/null || echo -) $(cat /sys/class/net/$n/statistics/rx_bytes 2>/dev/null || echo -)\"; done; "
                 if nets else "")
+    hw = f"/sys/class/infiniband/{safe(node.dev or 'none')}/ports/{node.port}/hw_counters"
     return (f": roce-wizard {tag}; for f in port_xmit_data port_rcv_data; do echo \"$f $(cat {base}/$f "
-            f"2>/dev/null || echo -)\"; done; {net_loop}")
+            f"2>/dev/null || echo -)\"; done; {net_loop}for f in {' '.join(HW_COUNTERS)}; do echo \"$f $(cat "
+            f"{hw}/$f 2>/dev/null || echo -)\"; done")
+
+
+# the congestion counters of the RDMA device (kernel rdma hw_counters, mlx5: drivers/infiniband/hw/mlx5/counters.c
+# names; corpus hw_counters/*): ECN-marked packets and CNPs sent at the notification point, CNPs handled at the
+# reaction point, the receive queue running dry, go-back-N retransmissions
+HW_COUNTERS = ("np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", "out_of_buffer", "out_of_sequence")
 
 
 def counter_steps(nodes: PairNodes, side: Literal["sender", "receiver"], key: str, tag: str) -> list[PairStep]:
@@ -238,6 +254,20 @@ def read_counters(outputs: Outputs, key: str) -> dict[str, Any]:
     if f"{key}.ethtool" in outputs:
         snap["ethtool"] = (parse("ethtool_stats", outputs[f"{key}.ethtool"][1]) or {}).get("counters", {})
     return snap
+
+
+def traffic(label: str, sender: dict[str, int], receiver: dict[str, int]) -> dict[str, Any]:
+    """The counter deltas of one measurement on both ends (`validate_traffic_<probe>`: RW607 and RW608 read
+    every measurement's, the report draws them)."""
+    return {"label": label, "sender": sender, "receiver": receiver}
+
+
+def add_deltas(deltas: Iterable[dict[str, int]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for d in deltas:
+        for k, v in d.items():
+            out[k] = out.get(k, 0) + v
+    return out
 
 
 def _sides(nodes: PairNodes) -> tuple[tuple[Literal["sender", "receiver"], Node], ...]:
@@ -278,7 +308,8 @@ def _mpi_parser(nodes: PairNodes, policy: Policy, outputs: Outputs) -> dict[str,
               for n in names}
     return {"validate_mpi": {"command": line, "exit_status": status, "output": text, "env": run_envs,
                              "override": override, "deltas": deltas},
-            "openmpi_ucx_log": parsed, "osu": osu}
+            "openmpi_ucx_log": parsed, "osu": osu,
+            "validate_traffic_mpi_osu": traffic("osu_latency (MPI)", deltas[names[0]], deltas[names[1]])}
 
 
 def _mpi_env_parser(nodes: PairNodes, policy: Policy, outputs: Outputs) -> dict[str, Any]:
@@ -357,7 +388,9 @@ def _incast_parser(nodes: PairNodes, policy: Policy, outputs: Outputs) -> dict[s
     return {"validate_incast": {
         "receiver": b.name, "sender": a.name, "steps": steps,
         "pfc_visible": any(k.endswith("_pause") and k.startswith(("rx_prio", "tx_prio"))
-                           for s in steps for k in s["receiver"])}}
+                           for s in steps for k in s["receiver"])},
+        "validate_traffic_incast": traffic("ib_write_bw incast", add_deltas(s["sender"] for s in steps),
+                                           add_deltas(s["receiver"] for s in steps))}
 
 
 # ---------------------------------------------------------------------------- the built-in pair probes

@@ -37,6 +37,7 @@ Fix safety
 
 from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.checklib.pairs import cannot_measure
+from roce_wizard.checklib.traffic import counter_point
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -48,7 +49,7 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=("perftest",),
     pair_probes=("incast",),
-    depends_on=("RW402", "RW403", "RW407", "RW601"),
+    depends_on=("RW402", "RW403", "RW407", "RW601", "RW607"),  # RoCE on priority 0 collapses
     fix_hint="make the RoCE priority lossless end to end (PFC, DSCP trust, no global pause, switch headroom)",
 )
 
@@ -80,8 +81,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     steps = incast.get("steps", [])
     link = pair.get("link_gbps")
     table = incast_table(steps, link)
-    details = {"table": table, "incast": [{"streams": s["streams"], "size": s["size"], "gbps": s.get("gbps")}
-                                          for s in steps], "link_gbps": link}
+    details = {"table": table, "incast": [{"streams": s["streams"], "size": s["size"], "gbps": s.get("gbps"),
+                                           **counter_point(s, policy.pfc_priority)} for s in steps], "link_gbps": link}
     expected = f"aggregate with N streams >= {HOLD:.0%} of one stream's, at every size"
     single = {s["size"]: s["gbps"] for s in steps if s["streams"] == 1 and s.get("gbps")}
     worst = None

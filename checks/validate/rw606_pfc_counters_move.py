@@ -38,7 +38,7 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=("ethtool_stats",),
     pair_probes=("incast",),
-    depends_on=("RW402", "RW403", "RW407", "RW605"),
+    depends_on=("RW402", "RW403", "RW407", "RW605", "RW607"),
     fix_hint="no drops under incast: PFC on the RoCE priority with headroom; a bigger RX ring for rx_out_of_buffer",
 )
 

@@ -1,4 +1,4 @@
-"""Pure helpers for the validate checks (RW601-RW606): what a pair measurement is judged with.
+"""Pure helpers for the validate checks (RW601-RW608): what a pair measurement is judged with.
 
 The measurements themselves are pair probes (roce_wizard/pair_probes.py) run by roce_wizard/pairs.py;
 a check reads their facts (`validate_pair`, `validate_perftest`, `validate_mpi`, `validate_incast`) and
@@ -67,10 +67,13 @@ def cannot_measure(check: Check, facts: Facts, pair: dict) -> Finding | None:
     problems = [f"{n['node']}: {p}" for n in pair.get("nodes", []) for p in n.get("problems", [])]
     if not problems:
         return None
-    return bad(check, facts, f"cannot measure {pair.get('pair')}: " + "; ".join(problems),
-               observed=problems, expected="an RDMA device, an IPv4 and a RoCE v2 GID on both nodes",
-               evidence=[Evidence(probe="show_gids"), Evidence(probe="ibv_devinfo")],
-               fix="fix the node first: RW402 (RDMA device), RW406 (RoCE IPv4), RW407 (RoCE v2 GID)")
+    f = bad(check, facts, f"cannot measure {pair.get('pair')}: " + "; ".join(problems),
+            observed=problems, expected="an RDMA device, an IPv4 and a RoCE v2 GID on both nodes",
+            evidence=[Evidence(probe="show_gids"), Evidence(probe="ibv_devinfo")],
+            fix="fix the node first: RW402 (RDMA device), RW406 (RoCE IPv4), RW407 (RoCE v2 GID)")
+    # the node that lacks it is the one at fault (the sender's missing GID is not the receiver's)
+    f.target = next((n["node"] for n in pair.get("nodes", []) if n.get("problems") and n.get("node")), f.target)
+    return f
 
 
 def run_evidence(run: dict | None, probe: str = "perftest") -> list[Evidence]:

@@ -12,7 +12,8 @@ from rich.console import Console
 from rich.text import Text
 
 from roce_wizard.model import Finding, Stage, Status
-from roce_wizard.records.markup import Code, Html, Section, Table
+from roce_wizard.records.fabric import pair_sentences
+from roce_wizard.records.markup import Code, Html, Lines, Section, Table
 from roce_wizard.records.svg import incast_svg
 from roce_wizard.textsafe import printable
 
@@ -124,6 +125,12 @@ def render_terminal(report: RunReport, console: Console, verbose: bool = False,
             console.print(Text(printable(f"  {ch['check']} {ch['target']}{subject}: {ch['before'] or 'new'} → "
                                          f"{ch['after'] or 'gone'}")))
         console.print()
+    fabric = pair_sentences(result_rows(report)) if any(f.check in ("RW607", "RW608") for f in report.findings) else []
+    if fabric:  # the validate stage's verdict per node pair, with its evidence
+        console.print(Text("Fabric", style="bold underline"))
+        for sentence in fabric:
+            console.print(Text(printable(f"  {sentence}")), soft_wrap=True)
+        console.print()
     if hidden:
         console.print(Text(f"({hidden} checks not applicable here are not shown; -v shows them)", style="dim"))
     style = "bold red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "bold green"
@@ -213,6 +220,9 @@ def results_sections(rows: list[dict[str, Any]]) -> list[Section]:
                                    r.get("subject") or "", r.get("summary") or ""] for r in stage_rows],
                                  [str(r.get("status")) for r in stage_rows])])
            for stage, stage_rows in rows_by_stage(rows)]
+    fabric = pair_sentences(rows)
+    if fabric:
+        out.append(Section("Fabric (per node pair)", [Lines([f"- {sentence}" for sentence in fabric])]))
     failing = [r for r in rows if r.get("status") in ("fail", "warn") and r.get("fix")]
     if failing:
         out.append(Section("How to fix by hand"))

@@ -9,7 +9,8 @@ _COLORS = ("#0969da", "#cf222e", "#1a7f37", "#9a6700", "#8250df", "#bc4c00")
 
 
 def incast_svg(points: list[dict[str, Any]], width: int = 560, height: int = 300) -> str:
-    """Aggregate throughput vs streams, one line per message size, as an inline SVG (no script, no assets)."""
+    """Aggregate throughput vs streams, one line per message size, as an inline SVG (no script, no assets);
+    below it, when the steps carry counter deltas (RW605's points), each step's pauses per priority and ECN/CNP."""
     series: dict[Any, list[tuple[float, float]]] = {}
     for p in points:
         try:
@@ -52,8 +53,42 @@ def incast_svg(points: list[dict[str, Any]], width: int = 560, height: int = 300
         out += [f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3" fill="{color}"/>' for x, y in pts]
         out.append(f'<text x="{left + pw + 8}" y="{top + 14 + 16 * i}" font-size="11" fill="{color}">'
                    f'{html.escape(_size_label(size))}</text>')
+    out += _counter_lines(points, top + ph + 44)
     out.append("</svg>")
-    return "".join(out)
+    svg = "".join(out)
+    extra = len(_counter_rows(points))
+    if extra:  # room below the plot for the counters beside each step
+        wide, grown = max(width, 720), height + 18 * (extra + 1) + 8
+        svg = svg.replace(f'width="{width}" height="{height}" viewBox="0 0 {width} {height}"',
+                          f'width="{wide}" height="{grown}" viewBox="0 0 {wide} {grown}"', 1)
+    return svg
+
+
+def _counter_rows(points: list[dict[str, Any]]) -> list[str]:
+    """One line per step that read counters: the per-priority pauses and the ECN/CNP deltas beside its Gb/s."""
+    rows = []
+    for p in points:
+        if not isinstance(p, dict) or "pauses_p" not in p:
+            continue
+        prio = p.get("priority")
+
+        def n(key: str, p: dict[str, Any] = p) -> str:
+            v = p.get(key)
+            return "n/a" if v is None else f"+{v}"
+
+        rows.append(f"{_size_label(p.get('size'))} × {p.get('streams')}: {p.get('gbps')} Gb/s | pauses prio {prio} "
+                    f"{n('pauses_p')}, other {n('pauses_other')} | ECN marked {n('ecn_marked')} | CNPs sent "
+                    f"{n('cnp_sent')}, handled {n('cnp_handled')} | drops {n('discards')}")
+    return rows
+
+
+def _counter_lines(points: list[dict[str, Any]], y: float) -> list[str]:
+    rows = _counter_rows(points)
+    if not rows:
+        return []
+    out = [f'<text x="8" y="{y:.0f}" font-size="11" font-weight="bold">counters during each step (deltas)</text>']
+    out += [f'<text x="8" y="{y + 18 * (i + 1):.0f}" font-size="10">{html.escape(r)}</text>' for i, r in enumerate(rows)]
+    return out
 
 
 def _size_label(size: Any) -> str:

@@ -139,6 +139,18 @@ def _rw606(world: World, target: str) -> None:
     _gs(world, world.guests[target])["rx_ring_small"] = True
 
 
+def _rw607(world: World, target: str) -> None:
+    # the switch port towards the node rewrites the RoCE packets' DSCP to 0 on the way out (a QoS rewrite /
+    # policy map no QoS check reads): they arrive on priority 0, lossy, though every setting on the path is right
+    _gs(world, world.guests[target])["remarked"] = True
+
+
+def _rw608(world: World, target: str) -> None:
+    # the switch queue towards the node has ECN, but its marking threshold sits above the PFC XOFF point: under
+    # incast the queue pauses before it ever marks, so DCQCN never acts (np_ecn_marked_roce_packets stays still)
+    _gs(world, world.guests[target])["ecn_late"] = True
+
+
 FAULTS: dict[str, Fault] = {f.code: f for f in (
     Fault("RW002", "guest", "ethtool is not installed", _rw002),
     Fault("RW003", "guest", "/proc/sys/kernel/random/boot_id is not readable", _rw003),
@@ -170,4 +182,8 @@ VALIDATE_FAULTS: dict[str, Fault] = {f.code: f for f in (
     Fault("RW605", "guest", "the switch port towards the node has PFC but too little headroom: incast overflows",
           _rw605),
     Fault("RW606", "linux", "RoCE netdev RX ring 256: rx_out_of_buffer grows under incast", _rw606),
+    Fault("RW607", "linux", "the switch port towards the node rewrites RoCE to DSCP 0: it arrives on priority 0",
+          _rw607),
+    Fault("RW608", "linux", "the switch queue towards the node marks ECN only above its PFC XOFF point: never",
+          _rw608),
 )}

@@ -90,7 +90,7 @@ def files(world: World, guest_name: str) -> dict[str, str]:
             out[f"{pb}/counters/{name}"] = f"{val}\n"
         for name, val in (("np_cnp_sent", r["cnp_sent"]), ("rp_cnp_handled", r["cnp_handled"]),
                           ("np_ecn_marked_roce_packets", r["ecn_marked"]), ("out_of_sequence", r["out_of_sequence"]),
-                          ("out_of_buffer", 0), ("packet_seq_err", 0), ("local_ack_timeout_err", 0),
+                          ("out_of_buffer", r["out_of_buffer"]), ("packet_seq_err", 0), ("local_ack_timeout_err", 0),
                           ("rnr_nak_retry_err", 0), ("implied_nak_seq_err", 0), ("duplicate_request", 0)):
             out[f"{pb}/hw_counters/{name}"] = f"{val if p.netdev.name == guest.roce_netdev else 0}\n"
         used = set()

@@ -6,7 +6,7 @@ import ipaddress
 import random
 import time
 
-from roce_wizard.lab.guest import perftest_cli
+from roce_wizard.lab.guest import congestion, perftest_cli
 from roce_wizard.lab.guest.ethtool import _prio_for
 from roce_wizard.lab.guest.ofed import _next_pid
 from roce_wizard.lab.guest.procs import _reap_servers
@@ -183,7 +183,7 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
     # the class this run's packets carry decides their priority at the receiver, and whether that priority
     # is lossless there: without --tclass (or -R -T) perftest sends DSCP 0, the lossy priority 0
     tclass = perftest_cli.traffic_class(o, guest.traffic_class)
-    prio = _prio_for(world, peer, tclass >> 2)
+    prio = _prio_for(world, peer, congestion.arriving_dscp(world, peer, tclass >> 2))
     mode = _lossless(world, peer, prio) if n > 1 else "pfc"
     if mode == "pfc" and n > 1 and _gs(world, peer).get("headroom_short"):
         mode = "pfc-overrun"  # PFC is on but the pause lands after the buffer overflowed
@@ -233,24 +233,13 @@ def _count_rdma(world: World, sender: Guest, receiver: Guest, nbytes: int, mtu: 
     wire = nbytes + 58 * pkts  # RoCE v2 headers on the wire
     for g, direction in ((sender, "tx"), (receiver, "rx")):
         r = _gs(world, g)["rdma"]
-        prio = _prio_for(world, g, (tclass if tclass is not None else (g.traffic_class or 0)) >> 2)
+        dscp = (tclass if tclass is not None else (g.traffic_class or 0)) >> 2
         for d in (direction, "rx" if direction == "tx" else "tx") if both_ways else (direction,):
+            # what arrives is classified by the DSCP it arrives with (a switch may have rewritten it)
+            prio = _prio_for(world, g, congestion.arriving_dscp(world, g, dscp) if d == "rx" else dscp)
             r[f"{d}_bytes"] += wire
             r[f"{d}_packets"] += pkts
             r[f"prio_{d}_bytes"][prio] += wire
-
-
-def _ecn_on(world: World, g: Guest) -> bool:
-    """ECN marking on the switch port facing the guest, and DCQCN on its host (nmlx5 ecn=1 / bare metal)."""
-    if g.vm is None:
-        sp = _switch_port(world, g.name, g.roce_netdev)
-        return sp is not None and sp.ecn
-    backing = _vf_backing(world, g)
-    if backing is None:
-        return False
-    host, vmnic = backing
-    sp = _switch_port(world, host.name, vmnic.name)
-    return sp is not None and sp.ecn and host.module_params_active.get("ecn", "0") == "1"
 
 
 def _count_congestion(world: World, sender: Guest, receiver: Guest, mode: str, n: int, prio: int) -> None:
@@ -264,7 +253,4 @@ def _count_congestion(world: World, sender: Guest, receiver: Guest, mode: str, n
         r["pause_tx"][prio] += 120 * n  # and the receiver, its buffers filling, pauses the switch
     if _gs(world, receiver).get("rx_ring_small"):
         r["out_of_buffer"] += 310 * n
-    if _ecn_on(world, receiver):
-        r["ecn_marked"] += 2500 * n
-        r["cnp_sent"] += 2500 * n
-        s["cnp_handled"] += 2500
+    congestion.count_ecn(world, sender, receiver, n, prio)
