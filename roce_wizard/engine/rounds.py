@@ -64,11 +64,11 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     from roce_wizard.records.ledger import (  # noqa: PLC0415
         HOST_REBOOTS, HostState, all_events, ledger_from_events, vm_aliases,
     )
-    from roce_wizard.reboots import (  # noqa: PLC0415
+    from roce_wizard.engine.reboots import (  # noqa: PLC0415
         RebootError, RebootOutcome, RebootPlan, exit_maintenance, reboot_hosts, record_verification, resume_interrupted,
         set_vm_power,
     )
-    from roce_wizard.vm_restore import restore_vms, unconfirmed_vms_off, vms_off  # noqa: PLC0415
+    from roce_wizard.engine.vm_restore import restore_vms, unconfirmed_vms_off, vms_off  # noqa: PLC0415
 
     hooks = hooks or Hooks()
 

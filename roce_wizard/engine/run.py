@@ -147,7 +147,7 @@ async def run(setup: RunSetup, mode: Mode | str, hooks: Hooks | None = None) -> 
         tool_facts = None
         if setup.ledger_facts:  # the ledger knows which guests' VMs this tool powered off (RW001 says so)
             from roce_wizard.records.ledger import build_ledger, vm_aliases  # noqa: PLC0415
-            from roce_wizard.vm_restore import vm_power_facts  # noqa: PLC0415
+            from roce_wizard.engine.vm_restore import vm_power_facts  # noqa: PLC0415
 
             tool_facts = vm_power_facts(build_ledger(setup.runlog.path.parent.parent, vm_aliases(targets)), targets)
         return RunOutcome(mode, await look("checks", targets, tool_facts))
@@ -198,7 +198,7 @@ async def _rounds(setup: RunSetup, hooks: Hooks, look: Any) -> RunOutcome:
 async def _reboot(setup: RunSetup, hooks: Hooks, emit: Callable[[Event], None], look: Any) -> RunOutcome:
     """Reboot `setup.hosts` (maintenance mode via vCenter, VMs powered off and on again, wait for a new boot),
     one more look at every target, and the verdict per host that came back."""
-    from roce_wizard import reboots  # noqa: PLC0415
+    from roce_wizard.engine import reboots  # noqa: PLC0415
     from roce_wizard.records.ledger import build_ledger
 
     book = build_ledger()

@@ -62,7 +62,7 @@ def unconfirmed_vms_off(unscoped: Mapping[str, Any], scoped: Mapping[str, Any], 
 async def restore_vms(plan: Any, off: Iterable[VmStillOff], runlog: Any,
                       progress: Callable[[str, Any, str], None]) -> tuple[list[str], list[VmStillOff]]:
     """Power on each VM in `off` through vCenter: (powered on, still off with the reason)."""
-    from roce_wizard.reboots import set_vm_power  # noqa: PLC0415
+    from roce_wizard.engine.reboots import set_vm_power  # noqa: PLC0415
 
     done: list[str] = []
     still: list[VmStillOff] = []

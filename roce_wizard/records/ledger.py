@@ -10,7 +10,7 @@ the item's check passing (the new value is current). A boot alone leaves it pend
 
 Boot identity: Linux has `/proc/sys/kernel/random/boot_id`; ESXi has none, so its boot is the
 moment `now - uptime` (RW003's `uptime_us` against the event's time), compared with the time of the
-fix. The reboot orchestration (roce_wizard.reboots) writes the events this folds.
+fix. The reboot orchestration (roce_wizard.engine.reboots) writes the events this folds.
 """
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ def _host_versions(facts: dict[str, Any], kind: str) -> dict[str, Any]:
 
 
 def reboot_ledger(run_dir: Path, events: list[dict[str, Any]], hosts: set[str]) -> dict[str, Any]:
-    """The reboot ledger (roce_wizard.reboots) for this run's hosts."""
+    """The reboot ledger (roce_wizard.engine.reboots) for this run's hosts."""
     from roce_wizard.records.ledger import build_ledger, ledger_from_events  # noqa: PLC0415
 
     try:
