@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from roce_wizard.lab.guest import rdma_sysfs
 from roce_wizard.lab.guest.state import _err, _gs, _guest, _ok
 from roce_wizard.lab.proto import Ctx, Reply
 from roce_wizard.lab.world import Guest, World
@@ -68,7 +69,10 @@ def write_ecn(world: World, guest: Guest, path: str, content: str) -> tuple[bool
         return True, "sh: echo: write error: Invalid argument"
     key = (m.group(1), m.group(2), int(m.group(3)))
     off = _dcqcn(world, guest)["off"]
-    off.discard(key) if value == "1" else off.add(key)
+    if value == "1":
+        off.discard(key)
+    else:
+        off.add(key)
     return True, None
 
 
@@ -214,8 +218,6 @@ def prog_lspci(ctx: Ctx, argv: list[str]) -> Reply:
 def prog_mkdir(ctx: Ctx, argv: list[str]) -> Reply:
     """`mkdir [-p] DIR…`: the lab's files have implicit directories, so a directory under /etc, /tmp or /root
     (a systemd drop-in directory) just exists; an rdma_cm configfs group is made as the kernel makes it."""
-    from roce_wizard.lab.guest import rdma_sysfs  # noqa: PLC0415 (rdma_sysfs imports nothing of this module)
-
     guest = _guest(ctx.world, ctx.target)
     for path in (a for a in argv[1:] if not a.startswith("-")):
         m = re.fullmatch(r"/sys/kernel/config/rdma_cm/([A-Za-z0-9_]+)/?", path)

@@ -44,8 +44,8 @@ def test_slurmd_fix_is_a_drop_in_and_a_reload():
     plan = CATALOG["RW414"].plan_fix(build_facts(case), case.policy)
     assert plan is not None and plan.safety is Safety.SAFE and plan.reboot is RebootKind.NONE
     assert [s.command for s in plan.steps] == [
-        "mkdir -p /etc/systemd/system/slurmd.service.d && printf '%s\\n' '[Service]' LimitMEMLOCK=infinity > "
-        "/etc/systemd/system/slurmd.service.d/99-roce-wizard-memlock.conf",
+        ("mkdir -p /etc/systemd/system/slurmd.service.d && printf '%s\\n' '[Service]' LimitMEMLOCK=infinity > "
+         "/etc/systemd/system/slurmd.service.d/99-roce-wizard-memlock.conf"),
         "systemctl daemon-reload"]
 
 
@@ -62,8 +62,8 @@ def test_limits_file_fix_on_the_lab():
     assert _statuses(world, GUEST) == {Status.FAIL}
     plan = fixkit.plan_for(world, GUEST, "RW414")
     assert [s.command for s in plan.steps] == [
-        "printf '%s\\n' '* soft memlock unlimited' '* hard memlock unlimited' > "
-        "/etc/security/limits.d/99-roce-wizard-memlock.conf"]
+        ("printf '%s\\n' '* soft memlock unlimited' '* hard memlock unlimited' > "
+         "/etc/security/limits.d/99-roce-wizard-memlock.conf")]
     fixkit.apply(world, GUEST, plan)
     assert _statuses(world, GUEST) == {Status.PASS}
     world.reboot_guest(world.guests[GUEST])
