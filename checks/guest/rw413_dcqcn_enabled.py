@@ -73,6 +73,8 @@ CHECK = Check(
     probes=(),
     # a VF guest reads neither (n/a there); ESXi reads the firmware only
     optional_probes=("roce_ecn_sysfs", "mlxconfig_query"),
+    # on ESXi the firmware is read with MFT (RW201) through the mst device (RW202); no findings elsewhere
+    depends_on=("RW201", "RW202"),
     reboot=RebootKind.HOST,
     fix_hint="echo 1 > /sys/class/net/<if>/ecn/roce_{np,rp}/enable/<p> (boot hook); "
              "mlxconfig -y set ROCE_CC_PRIO_MASK_P1=255 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6; reboot",
