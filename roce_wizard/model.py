@@ -117,6 +117,10 @@ class Policy:
     # NUM_OF_VFS > the sum of the card's max_vfs entries; `per_port` = NVIDIA's per-PF ceiling,
     # NUM_OF_VFS >= every port's entry (DOMAIN §2, §7)
     num_of_vfs_rule: str = "sum_plus_one"
+    # RW413: where congestion notification packets go (DOMAIN §2; NVIDIA's firmware defaults CNP_DSCP 48,
+    # CNP_802P_PRIO 6)
+    cnp_dscp: int = 48
+    cnp_priority: int = 6
 
     @property
     def pfc_bitmask(self) -> int:

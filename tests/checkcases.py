@@ -156,4 +156,7 @@ AFTER_FIX_CASES: list[Case] = [
     # booted with SRIOV_EN off: set for the next boot, not current (no sriov_totalvfs file yet)
     after_fix("RW412", "sriov-off-after-fix-before-reboot", _FAIL, "reboot pending"),
     after_fix("RW412", "sriov-off-after-fix-rebooted", _PASS),
+    # the sysfs switch written now and by the boot hook; the limits.d file applies to the next login
+    after_fix("RW413", "after-fix", _PASS, "reaction points enabled on priority 3"),
+    after_fix("RW414", "after-fix", _PASS, "unlimited"),
 ]

@@ -369,8 +369,10 @@ NUM_OF_VFS_RULES = ("sum_plus_one", "per_port")  # DOMAIN §2 / §7: RW208's jud
 def _policy_value(ctx: _Ctx, key: str, node: Node, fld: str) -> Any:
     if key == "pfc_priority":
         return ctx.integer(node, fld, 0, 7)
-    if key == "roce_dscp":
+    if key in ("roce_dscp", "cnp_dscp"):
         return ctx.integer(node, fld, 0, 63)
+    if key == "cnp_priority":
+        return ctx.integer(node, fld, 0, 7)
     if key in ("eth_mtu", "switch_mtu"):
         return ctx.integer(node, fld, 68, 9216)
     if key == "roce_mtu":

@@ -127,6 +127,9 @@ def _cx5_config(healthy: bool) -> dict[str, MlxParam]:
         "ADVANCED_PCI_SETTINGS": p(False, False),
         "SAFE_MODE_THRESHOLD": p(10, 10),
         "SAFE_MODE_ENABLE": p(True, True),
+        # DCQCN (RW413): NVIDIA's defaults, as a full `mlxconfig -e q` prints them (corpus cx4lx full query)
+        **{f"{k}_P{n}": p(v, v) for n in (1, 2) for k, v in (("ROCE_CC_PRIO_MASK", 255), ("CNP_DSCP", 48),
+                                                              ("CNP_802P_PRIO", 6))},
     }
 
 

@@ -309,9 +309,10 @@ PROBES: dict[str, Probe] = {
 
 
 # Probes of the targets that are not reached over SSH live in modules of their own: probes/vsphere.py
-# (vCenter property reads), probes/switch.py (vendor show commands), probes/bios.py (Redfish reads).
+# (vCenter property reads), probes/switch.py (vendor show commands), probes/bios.py (Redfish reads);
+# probes/host.py: host and firmware limits of a Linux host (RW413-RW415).
 # Each defines PROBES, a tuple of Probe.
-for _family in ("vsphere", "switch", "bios"):
+for _family in ("vsphere", "switch", "bios", "host"):
     _module = importlib.import_module(f"roce_wizard.probes.{_family}")
     for _probe in _module.PROBES:
         if _probe.name in PROBES:

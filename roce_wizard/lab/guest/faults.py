@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 
 from roce_wizard.lab.faults import Fault
+from roce_wizard.lab.guest import host_limits
 from roce_wizard.lab.guest.mpi import UCX_CONF
 from roce_wizard.lab.guest.state import OFED_BUNDLE, _gs, _lab
 from roce_wizard.lab.world import Interface, World
@@ -105,6 +106,23 @@ def _rw412(world: World, target: str) -> None:
     _gs(world, world.guests[target])["card"].config["SRIOV_EN"].next_boot = False
 
 
+def _rw413(world: World, target: str) -> None:
+    # a site boot script turned DCQCN's reaction point off on the RoCE priority (`echo 0 > …/roce_rp/enable/3`):
+    # ECN marks produce CNPs, and the sender ignores them
+    guest = world.guests[target]
+    host_limits.disable_at_boot(world, guest, guest.roce_netdev, "rp", int(world.policy.get("pfc_priority", 3)))
+
+
+def _rw414(world: World, target: str) -> None:
+    # a plain image: /etc/security/limits.conf caps locked memory at 64 KiB (no HPC limits file)
+    host_limits.set_memlock(world, world.guests[target], 64)
+
+
+def _rw415(world: World, target: str) -> None:
+    # the card (PCIe 3.0 x16) sits in a slot wired x8: the link trains at 8 GT/s x8, ~63 Gb/s for a 100 Gb/s port
+    host_limits.train_link(world, world.guests[target], 8, 8)
+
+
 def _rw601(world: World, target: str) -> None:
     # every setting is right; the card's PCIe link trained at Gen3 x4 (a riser, a half-seated card):
     # ~25 Gb/s of a 100 Gb/s port. Only a measurement sees it.
@@ -170,6 +188,10 @@ FAULTS: dict[str, Fault] = {f.code: f for f in (
     Fault("RW410", "linux", "global pause RX/TX on the RoCE netdev of the PF", _rw410),
     Fault("RW411", "guest", "default RoCE traffic class 96 (DSCP 24) instead of 104", _rw411),
     Fault("RW412", "linux", "SRIOV_EN set to False for the next boot (mlxconfig)", _rw412),
+    Fault("RW413", "linux", "DCQCN reaction point disabled on the RoCE priority at every boot (roce_rp/enable/3 = 0)",
+          _rw413),
+    Fault("RW414", "guest", "locked memory capped at 64 KiB (limits.conf): ibv_reg_mr fails for large buffers", _rw414),
+    Fault("RW415", "linux", "the RoCE card's PCIe 3.0 x16 link trained at x8 (a x8 slot): ~63 Gb/s", _rw415),
 )}
 
 # faults only a measurement between two nodes sees (the validate stage); kept apart from FAULTS, whose

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from roce_wizard.lab.guest import rdma_sysfs
+from roce_wizard.lab.guest import host_limits, rdma_sysfs
 from roce_wizard.lab.guest.ethtool import _empty_rdma
 from roce_wizard.lab.guest.ip import _carrier, _driver, _flags, _max_mtu
 from roce_wizard.lab.guest.rdma import gid_table, rdma_ports, visible_interfaces
@@ -101,6 +101,7 @@ def files(world: World, guest_name: str) -> dict[str, str]:
             out[f"{pb}/gid_attrs/ndevs/{idx}"] = nd + "\n"
         out.update(rdma_sysfs.unused_gid_files(pb, used))  # the rest of the table: zeros (types/ndevs: EINVAL)
     out.update(rdma_sysfs.configfs_files(guest, [(p.dev, p.port) for p in rdma_ports(world, guest)]))
+    out.update(host_limits.ecn_files(world, guest))  # MLNX_OFED's DCQCN switches (bare metal)
     return out
 
 
@@ -130,6 +131,9 @@ def write_file(world: World, guest_name: str, path: str, content: str) -> str | 
             return "sh: echo: write error: Invalid argument"
         guest.traffic_class = int(value)
         return None
+    handled, error = host_limits.write_ecn(world, guest, path, content)
+    if handled:
+        return error
     m = re.fullmatch(r"/sys/class/net/([^/]+)/mtu", path)
     if m:
         iface = next((i for i in visible_interfaces(world, guest) if i.name == m.group(1)), None)

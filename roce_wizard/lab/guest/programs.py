@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from roce_wizard.lab.guest.ethtool import prog_ethtool
+from roce_wizard.lab.guest.host_limits import prog_lspci, prog_mkdir, prog_ulimit
 from roce_wizard.lab.guest.ip import prog_ip
 from roce_wizard.lab.guest.mft import prog_mlxconfig
 from roce_wizard.lab.guest.mpi import prog_mpirun, prog_ucx_info
@@ -43,14 +44,14 @@ _PATHS = {
     "ibv_devices": "/usr/bin/ibv_devices", "show_gids": "/usr/sbin/show_gids", "ibdev2netdev": "/usr/sbin/ibdev2netdev",
     "cma_roce_mode": "/usr/sbin/cma_roce_mode", "mlnx_qos": "/usr/sbin/mlnx_qos", "mpirun": "/usr/bin/mpirun",
     "ucx_info": "/usr/bin/ucx_info", "mlxconfig": "/usr/bin/mlxconfig", "dmesg": "/usr/bin/dmesg",
-    "rm": "/usr/bin/rm", "pkill": "/usr/bin/pkill", "pgrep": "/usr/bin/pgrep",
+    "rm": "/usr/bin/rm", "pkill": "/usr/bin/pkill", "pgrep": "/usr/bin/pgrep", "lspci": "/usr/sbin/lspci",
     **{t: f"/usr/bin/{t}" for t in _PT_VERBS},
 }
 _BASE: dict[str, Program] = {"ip": prog_ip, "ethtool": prog_ethtool, "uname": prog_uname, "hostname": prog_hostname,
                              "reboot": prog_reboot, "shutdown": prog_shutdown, "systemctl": prog_systemctl,
                              "nmcli": prog_nmcli, "rdma": prog_rdma, "dnf": prog_dnf, "yum": prog_dnf, "tar": prog_tar,
                              "timeout": prog_timeout, "nohup": prog_nohup, "pgrep": prog_pgrep, "pkill": prog_pkill,
-                             "rm": prog_rm}
+                             "rm": prog_rm, "ulimit": prog_ulimit, "mkdir": prog_mkdir}  # ulimit: bash's builtin, answered here
 _VERBS: dict[str, Program] = {"ibv_devinfo": prog_ibv_devinfo, "ibv_devices": prog_ibv_devices,
                               **dict.fromkeys(_PT_VERBS, _perftest)}
 _OFED: dict[str, Program] = {**_VERBS, "ofed_info": prog_ofed_info, "show_gids": prog_show_gids,
@@ -76,6 +77,7 @@ def programs(world: World, guest_name: str) -> dict[str, Program]:
     if guest.vm is None:
         table["mlxconfig"] = prog_mlxconfig
         table["dmesg"] = prog_dmesg
+        table["lspci"] = prog_lspci
     for tool in guest.missing_tools:
         table.pop(tool, None)
     out: dict[str, Program] = {}

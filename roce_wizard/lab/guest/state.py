@@ -201,6 +201,9 @@ def _baremetal_card(guest: Guest) -> Card:
         "PF_LOG_BAR_SIZE": p(5, 5), "VF_LOG_BAR_SIZE": p(1, 1), "NUM_PF_MSIX": p(63, 63),
         "NUM_VF_MSIX": p(11, 11), "LINK_TYPE_P1": p("IB", "ETH"), "LINK_TYPE_P2": p("IB", "ETH"),
         "ADVANCED_PCI_SETTINGS": p(False, False), "SAFE_MODE_THRESHOLD": p(10, 10), "SAFE_MODE_ENABLE": p(True, True),
+        # DCQCN (RW413): NVIDIA's defaults (corpus mlxconfig_query/cx4lx-mcx4121a-full-next-boot-trailing-pad.txt)
+        **{f"{k}_P{n}": p(v, v) for n in (1, 2) for k, v in (("ROCE_CC_PRIO_MASK", 255), ("CNP_DSCP", 48),
+                                                              ("CNP_802P_PRIO", 6))},
     }
     return Card("ConnectX5", 4119, "MCX556A-ECA_Ax", "ConnectX-5 VPI adapter card; EDR IB (100Gb/s) and 100GbE; "
                 "dual-port QSFP28; PCIe3.0 x16; tall bracket; ROHS R6", "MT_0000000008", "16.32.1010", None, "3b", 0,

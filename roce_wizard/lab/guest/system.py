@@ -6,6 +6,7 @@ import re
 import zlib
 from typing import Any
 
+from roce_wizard.lab.guest.host_limits import systemctl_show
 from roce_wizard.lab.guest.rdma import visible_interfaces
 from roce_wizard.lab.guest.state import OFED_BUNDLE, WIRED, _driver_reload, _err, _exec_unit, _gs, _guest, _ok
 from roce_wizard.lab.proto import Ctx, Reply
@@ -82,6 +83,8 @@ def prog_systemctl(ctx: Ctx, argv: list[str]) -> Reply:
     if not args:
         return _ok()
     verb, units = args[0], [u if "." in u else u + ".service" for u in args[1:]]
+    if verb == "show":
+        return systemctl_show(ctx, argv)
     known = dict(_SYSTEM_UNITS)
     if not guest.ofed_version:
         known.pop("openibd.service")

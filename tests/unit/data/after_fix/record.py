@@ -1,4 +1,4 @@
-"""Re-record the after-fix outputs of the ESXi and guest checks (RW201–RW213, RW401–RW412):
+"""Re-record the after-fix outputs of the ESXi and guest checks (RW201–RW213, RW401–RW414):
 
     python tests/unit/data/after_fix/record.py            # write every <code>-<name>.json
     python tests/unit/data/after_fix/record.py --check    # compare with the lab, write nothing
@@ -111,6 +111,8 @@ RECIPES = [
     # the lab's RW412 fault turns SRIOV_EN off for the next boot only; booted that way it is off now
     # as well, and the fix's SRIOV_EN=1 then waits for a reboot
     Recipe("RW412", NODE, _baremetal("RW412", rebooted=True), BM, variant="sriov-off"),
+    Recipe("RW413", NODE, _baremetal("RW413"), BM),  # the sysfs switch now + its boot hook
+    Recipe("RW414", GUEST, _fault("RW414", GUEST)),  # the limits.d file: the next login gets it
 ]
 
 
