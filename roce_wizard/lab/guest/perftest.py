@@ -222,6 +222,10 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
                        f"{t * rng.uniform(1.05, 1.12):<7.2f}  \t\t{tmax:<7.2f}   ")
     out.append(LINE)
     _count_rdma(world, guest, peer, moved, mtu, both_ways=(kind == "lat" or o.bidir), tclass=tclass)
+    from roce_wizard.lab.switch.counters import count_stream  # lazy: lab/switch's package imports the lab server
+
+    count_stream(world, guest, peer, moved, max(1, moved // mtu), tclass >> 2, mode if kind == "bw" else "pfc",
+                 n if kind == "bw" else 1)  # the switch ports on the way (lab/switch/counters.py)
     return _ok("\n".join(out) + "\n")
 
 

@@ -23,6 +23,7 @@ from roce_wizard.lab.switch.render_eos import (
     _eos_qos_interface,
     _eos_qos_maps,
 )
+from roce_wizard.lab.switch.counters import render_eos_queue
 from roce_wizard.lab.switch.state import EOS_DEFAULT_MTU, CliState, _restore, cli_state
 from roce_wizard.lab.world import Switch, SwitchPort
 
@@ -53,6 +54,8 @@ class EosCommands:
             raise _Unrecognized(words[1])
         if head == "interfaces":
             rest = words[1:]
+            if low[1:] == ["counters", "queue", "detail"]:  # lab/switch/counters.py: moved by world traffic
+                return render_eos_queue(sw)
             if low[-1] == "status":
                 return _eos_interfaces_status(sw, self._ports_arg(sw, rest[:-1]))
             if low[-1] == "flowcontrol":
