@@ -52,7 +52,7 @@ CHECK = Check(
     severity=Severity.FAIL,
     probes=(),
     pair_probes=(SWITCH_COUNTERS,),
-    depends_on=("RW402", "RW407"),
+    depends_on=("RW402", "RW407", "RW605"),  # an incast that overflows the node's port (RW605) drops here too
     fix_hint="drops on the lossless queue: the switch's buffer profile / headroom; pauses elsewhere: its DSCP map",
 )
 
