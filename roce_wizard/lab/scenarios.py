@@ -12,6 +12,7 @@ Scenario files (``roce-wizard lab up --scenario FILE``), YAML::
     baremetal: 2             # bare-metal Linux hosts node-01… (kind linux; default 0)
     switch: onyx             # eos | onyx | os10 (default eos)
     reboot_delay_s: 3        # how long a rebooting host stays unreachable
+    nccl: true               # NCCL + nccl-tests (all_reduce_perf) on every node (default false; RW610)
     set:                     # attribute paths on the world's objects, applied in order
       esx-02:                # an ESXi host (World.hosts) …
         power_policy: Balanced
@@ -253,7 +254,7 @@ def fresh(hosts: int = 2, switch: str = "eos") -> World:
 # ---------------------------------------------------------------------------- scenario files
 
 BUILTIN = ("healthy", "fresh")
-SCENARIO_KEYS = ("base", "hosts", "baremetal", "switch", "reboot_delay_s", "set", "faults")
+SCENARIO_KEYS = ("base", "hosts", "baremetal", "switch", "reboot_delay_s", "nccl", "set", "faults")
 
 
 class ScenarioError(ValueError):
@@ -335,6 +336,11 @@ def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, swi
         raise err(items["baremetal"][1], "baremetal", f"expected 0..4096, got {metal}")
     if metal:
         add_baremetal(world, metal, healthy=base == "healthy")
+    if scalar("nccl", bool, False):  # NCCL and nccl-tests on every node (RW610 runs all_reduce_perf)
+        from roce_wizard.lab.guest import nccl
+
+        for g in world.guests.values():
+            nccl.install(world, g)
 
     if "set" in items:
         node = items["set"][1]

@@ -191,6 +191,10 @@ def prog_mpirun(ctx: Ctx, argv: list[str]) -> Reply:
             members.append((found[0], env))
     program = programs_seen[0]
     bench = program.rsplit("/", 1)[-1]
+    if bench == "all_reduce_perf" and all(p.rsplit("/", 1)[-1] == bench for p in programs_seen):
+        from roce_wizard.lab.guest.nccl import nccl_run  # NCCL's own transports (lab/guest/nccl.py)
+
+        return nccl_run(world, members, [])
     if bench not in ("osu_latency", "osu_bw", "osu_bibw") or any(p.rsplit("/", 1)[-1] != bench for p in programs_seen):
         return _err("--------------------------------------------------------------------------\nmpirun was unable to "
                     "launch the specified application as it could not access\nor execute an executable:\n\n"
