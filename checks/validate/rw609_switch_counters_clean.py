@@ -77,7 +77,7 @@ def _judge(facts: Facts, entry: dict, p: int) -> Finding:
         return _of(Finding(CHECK.code, Status.ERROR, f"{sw}: could not read its counters: {entry['error']}",
                            target=sw, observed=None, expected=expected), sw, ev)
     ports = entry.get("ports") or {}
-    problems, rows, moved, unknown = [], [], 0, []
+    problems, rows, moved, unknown, through = [], [], 0, [], 0
     for port, d in ports.items():
         if d.get("missing"):
             problems.append(f"{port} is not in the output")
@@ -89,7 +89,9 @@ def _judge(facts: Facts, entry: dict, p: int) -> Finding:
         own = pauses.get(p) or {}
         moved += sum(v or 0 for v in own.values())
         others = {q: v for q, v in pauses.items() if q != p and any(v.values())}
-        rows.append([port, ", ".join((entry.get("cabled") or {}).get(port, [])),
+        enq = (d.get("enqueued") or {}).get(p, (d.get("counters") or {}).get("tx_roce_packets"))
+        through += enq or 0
+        rows.append([port, ", ".join((entry.get("cabled") or {}).get(port, [])), enq,
                      mine, (own.get("rx") if pauses else None), (own.get("tx") if pauses else None),
                      ", ".join(f"TC{tc} +{n}" for tc, n in sorted(other_drops.items())) or "-"])
         if mine is None:
@@ -98,7 +100,7 @@ def _judge(facts: Facts, entry: dict, p: int) -> Finding:
             problems.append(f"{port} dropped {mine} packets on the priority-{p} queue")
         for q, v in sorted(others.items()):
             problems.append(f"{port} counted pause frames on priority {q} (rx +{v.get('rx') or 0}, tx +{v.get('tx') or 0})")
-    details = {"table": {"columns": ["port", "node", f"drops TC{p}", f"rx pause p{p}", f"tx pause p{p}",
+    details = {"table": {"columns": ["port", "node", f"sent TC{p}", f"drops TC{p}", f"rx pause p{p}", f"tx pause p{p}",
                                      "drops on other queues"], "rows": rows}}
     if problems:
         return _of(bad(CHECK, facts, f"{sw} during the validate measurements: " + "; ".join(problems),
@@ -115,7 +117,7 @@ def _judge(facts: Facts, entry: dict, p: int) -> Finding:
         note = f"{moved} RoCE pause frames (the view counts the RoCE priority only)"
     else:
         note = f"{moved} pause frames on priority {p}, none on another"
-    return _of(good(CHECK, facts, f"{sw} {said}: 0 drops on the priority-{p} queue{note_unknown}; {note}",
+    return _of(good(CHECK, facts, f"{sw} {said}: {through} packets out of the priority-{p} queue, 0 dropped{note_unknown}; {note}",
                     observed=rows, expected=expected, details=details), sw, ev)
 
 

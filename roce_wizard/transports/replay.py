@@ -48,6 +48,23 @@ class TargetRecording:
     delay_s: float = 0.0
 
 
+def _connected(run_dir: Path) -> list[str]:
+    """Targets the run connected to (`connect` events with ok), from its events.jsonl; torn lines are skipped."""
+    path = run_dir / "events.jsonl"
+    if not path.is_file():
+        return []
+    names = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "connect" and event.get("ok") is True \
+                and isinstance(event.get("target"), str):
+            names.append(event["target"])
+    return names
+
+
 def _answers(value: Any) -> Any:
     """A recorded answer: a mapping, bare text, or a list of them (answered in order)."""
     if isinstance(value, list):
@@ -174,4 +191,6 @@ class ReplayTransport(TransportOptions):
                 if len(entries) > 1:  # the same command asked more than once: answered in the order it ran
                     rec.commands[command] = sorted(entries, key=lambda e: e["seq"])  # type: ignore[assignment]
             recordings[target_dir.name] = rec
+        for name in _connected(Path(run_dir)):  # reached live but asked nothing: reachable on replay too
+            recordings.setdefault(name, TargetRecording())
         return cls(recordings, **kw)
