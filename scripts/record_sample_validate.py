@@ -48,7 +48,7 @@ class _Hybrid:
         fault.apply(self.world, target)
         self.new: dict[str, dict[str, dict]] = {}
 
-    async def session(self, target):  # noqa: ANN001, ANN201
+    async def session(self, target):
         inner = await self.replay.session(target)
         hybrid = self
 

@@ -47,6 +47,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from roce_wizard.lab.guest.baremetal import add_baremetal  # the guest simulator owns bare metal
+from roce_wizard.lab.guest.nccl import install as install_nccl
 from roce_wizard.lab.world import (
     Card,
     EsxiHost,
@@ -337,10 +338,8 @@ def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, swi
     if metal:
         add_baremetal(world, metal, healthy=base == "healthy")
     if scalar("nccl", bool, False):  # NCCL and nccl-tests on every node (RW610 runs all_reduce_perf)
-        from roce_wizard.lab.guest import nccl
-
         for g in world.guests.values():
-            nccl.install(world, g)
+            install_nccl(world, g)
 
     if "set" in items:
         node = items["set"][1]
@@ -368,7 +367,7 @@ def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, swi
             raise err(node, "faults", "expected a list like [RW208@esx-02, RW405]")
         for item in node.value:
             spec = _value(item)
-            if not isinstance(spec, str) or not re.fullmatch(r"RW\d{3}(@[A-Za-z0-9._:-]+)?", spec.strip(), re.I):
+            if not isinstance(spec, str) or not re.fullmatch(r"RW\d{3}(@[A-Za-z0-9._:-]+)?", spec.strip(), re.IGNORECASE):
                 raise err(item, "faults", f"expected CODE[@TARGET] like RW208@esx-02, got {spec!r}")
             fault_specs.append(spec.strip())
     return Scenario(world.scenario, world, fault_specs)

@@ -37,7 +37,6 @@ from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
 from roce_wizard.transports.plumbing import TransportOptions
 
-
 REPLAY_MAX_BYTES = 512 * 1024 * 1024  # a recording of a large fleet is big, but never endless
 
 

@@ -16,11 +16,11 @@ def test_the_nccl_mpirun_line_passes_the_real_parser():
     seen: list[list[str]] = []
     original = lab_guest.programs
 
-    def programs(world, name):  # noqa: ANN001, ANN202
+    def programs(world, name):
         table = original(world, name)
 
-        def wrap(fn):  # noqa: ANN001, ANN202
-            def recording(ctx, argv):  # noqa: ANN001, ANN202
+        def wrap(fn):
+            def recording(ctx, argv):
                 seen.append(list(argv))
                 return fn(ctx, argv)
             return recording

@@ -31,8 +31,8 @@ Faults: ``FAULTS``, one per failable guest/preflight check, named by the check t
 
 from __future__ import annotations
 
-from roce_wizard.lab.guest.baremetal import add_baremetal
 from roce_wizard.lab.guest import nccl
+from roce_wizard.lab.guest.baremetal import add_baremetal
 from roce_wizard.lab.guest.faults import FAULTS
 from roce_wizard.lab.guest.faults import VALIDATE_FAULTS as _VALIDATE
 from roce_wizard.lab.guest.files import file_errors, files, write_file

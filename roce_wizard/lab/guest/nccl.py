@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 
+from roce_wizard.lab.faults import Fault
 from roce_wizard.lab.guest.ofed import _next_pid
 from roce_wizard.lab.guest.rdma import gid_table, rdma_ports, visible_interfaces
 from roce_wizard.lab.guest.state import _err, _gs, _guest, _ok, _rng
@@ -107,8 +108,8 @@ def nccl_run(world: World, members: list[tuple[Guest, dict[str, str]]], argv: li
     rng = _rng(*(g.name for g, _ in members), time.monotonic())
     pids = {g.name: _next_pid(world) for g, _ in members}
     seen = {g.name: _choose(world, g, env) for g, env in members}
-    lines = ["# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 "
-             "agg iters: 1 validation: 1 graph: 0", "#", "# Using devices"]
+    lines = [("# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 "
+              "agg iters: 1 validation: 1 graph: 0"), "#", "# Using devices"]
     lines += [f"#  Rank {r:2d} Group  0 Pid {pids[g.name]:6d} on {g.name:>10} device  0 [0x17] {GPU}"
               for r, (g, _) in enumerate(members)]
     for g, _ in members:
@@ -149,12 +150,12 @@ def nccl_run(world: World, members: list[tuple[Guest, dict[str, str]]], argv: li
     ports = [p for s in seen.values() for p in s["devs"]]
     link_gbs = min((p.speed_mbps for p in ports), default=25000) / 8000  # GB/s of the slowest port
     peak = link_gbs * 0.92 if net == "IB" else min(link_gbs, 3.0) / 4.5  # Socket: a quarter of the speed or less
-    lines += ["#", "#                                                              out-of-place                       "
-              "in-place          ",
-              "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
-              "busbw #wrong",
-              "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
-              "(GB/s)       "]
+    lines += ["#", ("#                                                              out-of-place                       "
+                   "in-place          "),
+              ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+               "busbw #wrong"),
+              ("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+               "(GB/s)       ")]
     busbws = []
     size = 8
     while size <= 134217728:
@@ -200,13 +201,7 @@ def _rw610(world: World, target: str) -> None:
             _gs(world, g)["etc"][NCCL_CONF] = "NCCL_IB_DISABLE=1\n"
 
 
-def _faults() -> dict:
-    from roce_wizard.lab.faults import Fault
-
-    return {f.code: f for f in (
-        Fault("RW610", "guest", "NCCL and nccl-tests installed with /etc/nccl.conf NCCL_IB_DISABLE=1: NCCL runs over "
-                                "NET/Socket, silently", _rw610),
-    )}
-
-
-VALIDATE_FAULTS = _faults()
+VALIDATE_FAULTS: dict[str, Fault] = {f.code: f for f in (
+    Fault("RW610", "guest", "NCCL and nccl-tests installed with /etc/nccl.conf NCCL_IB_DISABLE=1: NCCL runs over "
+                            "NET/Socket, silently", _rw610),
+)}

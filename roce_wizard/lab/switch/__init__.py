@@ -303,6 +303,7 @@ async def serve(lab: Any) -> None:
 __all__ = [
     "DEVICE_TYPES",
     "FAULTS",
+    "VALIDATE_FAULTS",
     "VENDORS",
     "CliState",
     "SwitchCli",

@@ -12,6 +12,7 @@ import time
 from roce_wizard.lab.switch import restore as switch_restore
 from roce_wizard.lab.switch.cli_base import _Frame, _Unrecognized, render_running_config
 from roce_wizard.lab.switch.common import _parse_int_list, _reconcile, resolve_ports, roce_priority
+from roce_wizard.lab.switch.counters import render_eos_queue
 from roce_wizard.lab.switch.edits import map_dscps, save_file, saved_file, set_mtu
 from roce_wizard.lab.switch.render_eos import (
     _eos_default_tc,
@@ -23,7 +24,6 @@ from roce_wizard.lab.switch.render_eos import (
     _eos_qos_interface,
     _eos_qos_maps,
 )
-from roce_wizard.lab.switch.counters import render_eos_queue
 from roce_wizard.lab.switch.state import EOS_DEFAULT_MTU, CliState, _restore, cli_state
 from roce_wizard.lab.world import Switch, SwitchPort
 
