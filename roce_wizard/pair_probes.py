@@ -87,6 +87,7 @@ class PairNodes:
     pair: Pair
     sender: Node
     receiver: Node
+    targets: dict[str, Target] = field(default_factory=dict)  # every target of the run by name (switches, hosts)
 
     @property
     def measurable(self) -> bool:
@@ -104,9 +105,12 @@ class PairNodes:
 @dataclass(frozen=True)
 class PairStep:
     key: str  # unique within the pair; the run log's raw key is validate.p<pair index>.<key>
-    side: Literal["sender", "receiver"]
+    side: Literal["sender", "receiver", "switch"]
     command: str
     timeout: float | None = None
+    on: str | None = None  # side "switch": the switch target's name (a vendor CLI, not a node's shell)
+    # "before"/"after": run before the first / after the last measurement of the pair (counters around them all)
+    phase: Literal["before", "during", "after"] = "during"
 
 
 Outputs = dict[str, tuple[int | None, str]]  # step key -> (exit status, None when timed out; stdout + stderr)

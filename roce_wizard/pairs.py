@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from roce_wizard.model import Facts, Finding, LoadedCheck, Policy, Stage, Status, Target, TargetKind
-from roce_wizard.pair_probes import IPV4, NODE_PROBES, Node, Outputs, Pair, PairNodes, PairProbe, declared
+from roce_wizard.pair_probes import IPV4, NODE_PROBES, Node, Outputs, Pair, PairNodes, PairProbe, PairStep, declared
 from roce_wizard.probes import Probe, UnsafeValue, probe_order, rdma_device, safe
 from roce_wizard.transports.base import Session, Transport, TransportError
 
@@ -143,6 +143,8 @@ class Runner:
     timeout: float | None
     sessions: dict[str, Session] = field(default_factory=dict)  # node name -> its session
     records: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (command, output)
+    connect: Callable[[Target], Awaitable[Session]] | None = None  # a switch's session (side "switch" steps)
+    seq: int = 0  # the order commands ran in: a replay answers a command asked twice in that order
 
     async def run(self, node: Node, key: str, command: str, timeout: float | None = None) -> tuple[int | None, str]:
         started = time.monotonic()
@@ -150,6 +152,8 @@ class Runner:
         result = await self.sessions[node.name].run(command, timeout=limit)
         record = result.to_dict()
         record["duration_s"] = round(time.monotonic() - started, 4)
+        self.seq += 1
+        record["seq"] = self.seq
         full_key = f"validate.{key}"
         if self.runlog is not None:
             self.runlog.raw(node.name, full_key, record)
@@ -160,16 +164,32 @@ class Runner:
         self.records[f"{node.name}:{key}"] = (command, text)
         return (None if result.timed_out else result.exit_status), text
 
-    async def measure(self, probe: PairProbe, nodes: PairNodes, policy: Policy) -> dict[str, Any]:
-        """One pair probe: its steps in order, then its parser over their outputs ({} when not applicable)."""
-        steps = probe.command(nodes, policy)
-        if steps is None:
-            return {}
-        outputs: Outputs = {}
-        for step in steps:
+    async def _step(self, step: PairStep, nodes: PairNodes) -> tuple[int | None, str]:
+        if step.side != "switch":
             node = nodes.sender if step.side == "sender" else nodes.receiver
-            outputs[step.key] = await self.run(node, f"p{nodes.pair.index}.{step.key}", step.command, step.timeout)
-        return probe.parser(nodes, policy, outputs)
+            return await self.run(node, f"p{nodes.pair.index}.{step.key}", step.command, step.timeout)
+        switch = nodes.targets.get(step.on or "")
+        if switch is None or self.connect is None:
+            return 1, f"roce-wizard: no switch target {step.on!r} in this run"
+        try:  # a switch that cannot be reached leaves its counters unread; the nodes' measurements go on
+            if switch.name not in self.sessions:
+                self.sessions[switch.name] = await self.connect(switch)
+            return await self.run(Node(switch, Facts(target=switch)), f"p{nodes.pair.index}.{step.key}",
+                                  step.command, step.timeout)
+        except TransportError as exc:
+            return 1, f"roce-wizard: {switch.name} unreachable: {exc.message}"
+
+    async def measure_all(self, probes: Sequence[PairProbe], nodes: PairNodes, policy: Policy) -> dict[str, Any]:
+        """The pair probes' steps: every "before" step first, each probe's own steps in order, every "after"
+        step last; then each probe's parser over its outputs ({} for a probe that does not apply)."""
+        planned = {p.name: p.command(nodes, policy) for p in probes}
+        outputs: dict[str, Outputs] = {name: {} for name in planned}
+        for phase in ("before", "during", "after"):
+            for name, steps in planned.items():
+                for step in steps or ():
+                    if step.phase == phase:
+                        outputs[name][step.key] = await self._step(step, nodes)
+        return {p.name: ({} if planned[p.name] is None else p.parser(nodes, policy, outputs[p.name])) for p in probes}
 
 
 # ---------------------------------------------------------------------------- root causes
@@ -261,7 +281,9 @@ async def run_pairs(
     probes_of = {code: declared(c.meta.pair_probes) for code, c in selected.items()}
     to_run = list({p.name: p for code in sorted(probes_of) for p in probes_of[code]}.values())  # once each, by code
     wanted = set(NODE_PROBES) | {n for p in to_run for n in p.node_probes}
-    runner = Runner(runlog, emit, command_timeout)
+    switch_transport = by_kind.get(TargetKind.SWITCH)
+    runner = Runner(runlog, emit, command_timeout, connect=switch_transport.session if switch_transport else None)
+    every = {r.target.name: r.target for r in runs}
     findings: list[Finding] = []
     for pair in pairs:
         nodes: list[Node] = []
@@ -287,7 +309,7 @@ async def run_pairs(
         if blocked is not None:
             findings += _pair_findings(codes, pair, Status.SKIP, f"blocked by RW001 on {blocked[1]}", blocked_by=blocked)
             continue
-        measured = PairNodes(pair, *nodes)
+        measured = PairNodes(pair, *nodes, targets=every)
         refused = [why for n in nodes if (why := unsafe_value(n))]
         if refused:  # a value read from a node that must not reach a shell: nothing is run for the pair
             findings += _pair_findings(codes, pair, Status.ERROR, f"could not run: {'; '.join(refused)}",
@@ -299,7 +321,7 @@ async def run_pairs(
                     _, rate = await runner.run(n, f"p{pair.index}.rate.{n.name}",
                                                f"cat /sys/class/infiniband/{safe(n.dev)}/ports/{n.port}/rate")
                     n.speed_gbps = parse_rate(rate)
-            data = {p.name: await runner.measure(p, measured, policy) for p in to_run}
+            data = await runner.measure_all(to_run, measured, policy)
         except TransportError as exc:
             findings += _pair_findings(codes, pair, Status.ERROR, f"{pair.name}: the session went away: {exc.message}")
             continue

@@ -10,7 +10,8 @@ What it checks
     or the site's `policy.mpi_env`: then the line carries each node's index (RW407), per node when
     they differ (MPMD `:`), and that difference warns. Without a pin a differing index is said,
     not warned (DOMAIN §7). It also prints the NCCL environment (details "nccl_env"):
-    `NCCL_IB_HCA==<dev>:<port>` and `NCCL_IB_TC` = the same class; `NCCL_IB_GID_INDEX` only for
+    `NCCL_IB_HCA==<dev>:<port>`, `NCCL_IB_TC` = the same class and `NCCL_SOCKET_IFNAME==<netdev>` (the RoCE
+    netdev for NCCL's bootstrap and out-of-band traffic); `NCCL_IB_GID_INDEX` only for
     NCCL older than 2.21.5 (details "nccl_env_before_2_21_5"), where its default 0 is the
     link-local RoCE v1 GID; from 2.21.5 the default -1 selects the RoCE v2 GID automatically.
     It fails when what a job gets on a node without these variables (`ucx_info -c`) sets one of
@@ -46,6 +47,7 @@ Fix safety
 import re
 
 from roce_wizard.checklib.findings import bad, good
+from roce_wizard.checklib.nccl import nccl_environment
 from roce_wizard.checklib.pairs import mpi_environment, mpirun_line, perftest_tclass
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
 
@@ -178,11 +180,4 @@ def _pins(configs: dict, names: list[str], policy: Policy) -> list[str]:
 
 def _nccl(names: list[str], nodes: list[dict], envs: dict) -> tuple[dict, dict]:
     """NCCL's variables per node; NCCL_IB_GID_INDEX only in the set for NCCL < 2.21.5 (DOMAIN §7)."""
-    by_name = {n["node"]: n for n in nodes}
-    nccl, old = {}, {}
-    for n in names:
-        hca = envs[n]["UCX_NET_DEVICES"]  # <dev>:<port>, verified by RW402
-        nccl[n] = {"NCCL_IB_HCA": f"={hca}", "NCCL_IB_TC": envs[n]["UCX_IB_TRAFFIC_CLASS"]}
-        idx = envs[n].get("UCX_IB_GID_INDEX") or (by_name.get(n) or {}).get("gid_index")
-        old[n] = {**nccl[n], **({"NCCL_IB_GID_INDEX": str(idx)} if idx is not None else {})}
-    return nccl, old
+    return nccl_environment(names, nodes, envs)

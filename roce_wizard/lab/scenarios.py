@@ -12,6 +12,7 @@ Scenario files (``roce-wizard lab up --scenario FILE``), YAML::
     baremetal: 2             # bare-metal Linux hosts node-01… (kind linux; default 0)
     switch: onyx             # eos | onyx | os10 (default eos)
     reboot_delay_s: 3        # how long a rebooting host stays unreachable
+    nccl: true               # NCCL + nccl-tests (all_reduce_perf) on every node (default false; RW610)
     set:                     # attribute paths on the world's objects, applied in order
       esx-02:                # an ESXi host (World.hosts) …
         power_policy: Balanced
@@ -46,6 +47,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from roce_wizard.lab.guest.baremetal import add_baremetal  # the guest simulator owns bare metal
+from roce_wizard.lab.guest.nccl import install as install_nccl
 from roce_wizard.lab.world import (
     Card,
     EsxiHost,
@@ -256,7 +258,7 @@ def fresh(hosts: int = 2, switch: str = "eos") -> World:
 # ---------------------------------------------------------------------------- scenario files
 
 BUILTIN = ("healthy", "fresh")
-SCENARIO_KEYS = ("base", "hosts", "baremetal", "switch", "reboot_delay_s", "set", "faults")
+SCENARIO_KEYS = ("base", "hosts", "baremetal", "switch", "reboot_delay_s", "nccl", "set", "faults")
 
 
 class ScenarioError(ValueError):
@@ -338,6 +340,9 @@ def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, swi
         raise err(items["baremetal"][1], "baremetal", f"expected 0..4096, got {metal}")
     if metal:
         add_baremetal(world, metal, healthy=base == "healthy")
+    if scalar("nccl", bool, False):  # NCCL and nccl-tests on every node (RW610 runs all_reduce_perf)
+        for g in world.guests.values():
+            install_nccl(world, g)
 
     if "set" in items:
         node = items["set"][1]
@@ -365,7 +370,7 @@ def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, swi
             raise err(node, "faults", "expected a list like [RW208@esx-02, RW405]")
         for item in node.value:
             spec = _value(item)
-            if not isinstance(spec, str) or not re.fullmatch(r"RW\d{3}(@[A-Za-z0-9._:-]+)?", spec.strip(), re.I):
+            if not isinstance(spec, str) or not re.fullmatch(r"RW\d{3}(@[A-Za-z0-9._:-]+)?", spec.strip(), re.IGNORECASE):
                 raise err(item, "faults", f"expected CODE[@TARGET] like RW208@esx-02, got {spec!r}")
             fault_specs.append(spec.strip())
     return Scenario(world.scenario, world, fault_specs)

@@ -14,6 +14,12 @@ Recording file (YAML or JSON)::
             stdout: "..."
             exit_status: 0          # optional, default 0
             stderr: ""              # optional
+          "show interfaces counters queue":   # asked more than once (counters before and after a load):
+            - {stdout: "..."}                 # a list of answers, given in that order (the last one repeats)
+            - {stdout: "..."}
+
+A run directory's records of the validate stage carry `seq` (the order they ran in): a command recorded
+more than once is answered in that order too.
 """
 
 from __future__ import annotations
@@ -31,15 +37,38 @@ from roce_wizard.model import Target
 from roce_wizard.transports.base import CommandResult, ConnectErrorKind, TransportError
 from roce_wizard.transports.plumbing import TransportOptions
 
-
 REPLAY_MAX_BYTES = 512 * 1024 * 1024  # a recording of a large fleet is big, but never endless
 
 
 @dataclass
 class TargetRecording:
-    commands: dict[str, dict[str, Any]] = field(default_factory=dict)
+    commands: dict[str, Any] = field(default_factory=dict)  # command -> answer, or a list of answers in order
     connect_error: dict[str, str] | None = None
     delay_s: float = 0.0
+
+
+def _connected(run_dir: Path) -> list[str]:
+    """Targets the run connected to (`connect` events with ok), from its events.jsonl; torn lines are skipped."""
+    path = run_dir / "events.jsonl"
+    if not path.is_file():
+        return []
+    names = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "connect" and event.get("ok") is True \
+                and isinstance(event.get("target"), str):
+            names.append(event["target"])
+    return names
+
+
+def _answers(value: Any) -> Any:
+    """A recorded answer: a mapping, bare text, or a list of them (answered in order)."""
+    if isinstance(value, list):
+        return [v if isinstance(v, dict) else {"stdout": str(v)} for v in value]
+    return value if isinstance(value, dict) else {"stdout": str(value)}
 
 
 class ReplaySession:
@@ -56,6 +85,10 @@ class ReplaySession:
                 return CommandResult(command, "", "", None, timeout, timed_out=True)
             await asyncio.sleep(self.recording.delay_s)
         answer = self.recording.commands.get(command)
+        if isinstance(answer, list):  # asked several times: the answers in order, the last one repeating
+            asked = self.transport.asked[(self.target.name, command)] = self.transport.asked.get(
+                (self.target.name, command), -1) + 1
+            answer = answer[min(asked, len(answer) - 1)] if answer else None
         if answer is None:
             return CommandResult(command, "", f"replay: no recorded output for: {command}", 1, 0.0)
         return CommandResult(
@@ -79,6 +112,7 @@ class ReplayTransport(TransportOptions):
         super().__init__(max_concurrent_connects=max_concurrent_connects)
         self.recordings = recordings
         self.commands_run: list[tuple[str, str]] = []
+        self.asked: dict[tuple[str, str], int] = {}  # (target, command) -> answers given of a list
         self._sessions: dict[str, ReplaySession] = {}
         self._connect_delay_s = connect_delay_s
 
@@ -130,8 +164,7 @@ class ReplayTransport(TransportOptions):
         for name, rec in data["targets"].items():
             rec = rec or {}
             recordings[str(name)] = TargetRecording(
-                commands={str(k): (v if isinstance(v, dict) else {"stdout": str(v)})
-                          for k, v in (rec.get("commands") or {}).items()},
+                commands={str(k): _answers(v) for k, v in (rec.get("commands") or {}).items()},
                 connect_error=rec.get("connect_error"),
                 delay_s=float(rec.get("delay_s", 0.0)),
             )
@@ -144,11 +177,19 @@ class ReplayTransport(TransportOptions):
         raw = Path(run_dir) / "raw"
         for target_dir in sorted(p for p in raw.iterdir() if p.is_dir()) if raw.is_dir() else []:
             rec = TargetRecording()
+            repeated: dict[str, list[dict[str, Any]]] = {}
             for f in sorted(target_dir.glob("*.json")):
                 entry = json.loads(f.read_text(encoding="utf-8"))
                 if entry.get("connect_error"):
                     rec.connect_error = entry["connect_error"]
                 elif "command" in entry:
                     rec.commands[entry["command"]] = entry
+                    if isinstance(entry.get("seq"), int):
+                        repeated.setdefault(entry["command"], []).append(entry)
+            for command, entries in repeated.items():
+                if len(entries) > 1:  # the same command asked more than once: answered in the order it ran
+                    rec.commands[command] = sorted(entries, key=lambda e: e["seq"])  # type: ignore[assignment]
             recordings[target_dir.name] = rec
+        for name in _connected(Path(run_dir)):  # reached live but asked nothing: reachable on replay too
+            recordings.setdefault(name, TargetRecording())
         return cls(recordings, **kw)

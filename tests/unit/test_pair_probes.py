@@ -104,7 +104,7 @@ def _module_file(name: str) -> Path | None:
 
 def test_validate_checks_reach_no_transport_engine_or_pair_io():
     start = sorted((PROJECT / "checks" / "validate").glob("rw6*.py"))
-    assert len(start) >= 8  # RW601-RW608 at least (other engineers add RW609, RW610)
+    assert len(start) == 10  # RW601-RW610
     direct = {m for path in start for m in _imports(path) if _module_file(m)}
     allowed = ("roce_wizard.model", "roce_wizard.checklib", "roce_wizard.probes", "roce_wizard.pair_probes",
                "roce_wizard.checklib.findings")  # checkkit: the finding builders, on their way into checklib/

@@ -31,8 +31,10 @@ Faults: ``FAULTS``, one per failable guest/preflight check, named by the check t
 
 from __future__ import annotations
 
+from roce_wizard.lab.guest import nccl
 from roce_wizard.lab.guest.baremetal import add_baremetal
-from roce_wizard.lab.guest.faults import FAULTS, VALIDATE_FAULTS
+from roce_wizard.lab.guest.faults import FAULTS
+from roce_wizard.lab.guest.faults import VALIDATE_FAULTS as _VALIDATE
 from roce_wizard.lab.guest.files import file_errors, files, write_file
 from roce_wizard.lab.guest.programs import programs
 from roce_wizard.lab.guest.rdma import gid_table, rdma_ports, roce_mtu, visible_interfaces
@@ -48,6 +50,8 @@ def _programs(world: World, guest_name: str) -> dict:
 def _write_file(world: World, guest_name: str, path: str, content: str) -> str | None:
     return write_file(world, guest_name, path, content)
 
+
+VALIDATE_FAULTS = {**_VALIDATE, **nccl.VALIDATE_FAULTS}  # RW610's lives with the lab's NCCL (lab/guest/nccl.py)
 
 wire(_programs, _write_file)  # boot hooks, `timeout` and `systemctl start` run programs (see state._Wired)
 

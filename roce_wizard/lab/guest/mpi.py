@@ -6,6 +6,7 @@ import ipaddress
 import time
 from typing import Any
 
+from roce_wizard.lab.guest.nccl import nccl_run
 from roce_wizard.lab.guest.ofed import _next_pid
 from roce_wizard.lab.guest.perftest import _count_rdma, _link_eff, _usable_gid
 from roce_wizard.lab.guest.rdma import _resolve, gid_table, rdma_ports, visible_interfaces
@@ -191,6 +192,8 @@ def prog_mpirun(ctx: Ctx, argv: list[str]) -> Reply:
             members.append((found[0], env))
     program = programs_seen[0]
     bench = program.rsplit("/", 1)[-1]
+    if bench == "all_reduce_perf" and all(p.rsplit("/", 1)[-1] == bench for p in programs_seen):
+        return nccl_run(world, members, [])  # NCCL's own transports (lab/guest/nccl.py)
     if bench not in ("osu_latency", "osu_bw", "osu_bibw") or any(p.rsplit("/", 1)[-1] != bench for p in programs_seen):
         return _err("--------------------------------------------------------------------------\nmpirun was unable to "
                     "launch the specified application as it could not access\nor execute an executable:\n\n"

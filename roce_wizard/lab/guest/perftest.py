@@ -6,6 +6,7 @@ import ipaddress
 import random
 import time
 
+from roce_wizard.lab.fabric import count_stream
 from roce_wizard.lab.guest import congestion, perftest_cli
 from roce_wizard.lab.guest.ethtool import _prio_for
 from roce_wizard.lab.guest.ofed import _next_pid
@@ -222,7 +223,17 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
                        f"{t * rng.uniform(1.05, 1.12):<7.2f}  \t\t{tmax:<7.2f}   ")
     out.append(LINE)
     _count_rdma(world, guest, peer, moved, mtu, both_ways=(kind == "lat" or o.bidir), tclass=tclass)
+    count_stream(world, _uplink(world, peer), _uplink(world, guest), moved, max(1, moved // mtu), prio,
+                 mode if kind == "bw" else "pfc", n if kind == "bw" else 1)  # the switch ports on the way
     return _ok("\n".join(out) + "\n")
+
+
+def _uplink(world: World, g: Guest) -> tuple[str, str] | None:
+    """(host, nic) a node's RoCE traffic leaves through: its own netdev, or its ESXi host's VF uplink."""
+    if g.vm is None:
+        return g.name, g.roce_netdev
+    backing = _vf_backing(world, g)
+    return (backing[0].name, backing[1].name) if backing else None
 
 
 def _count_rdma(world: World, sender: Guest, receiver: Guest, nbytes: int, mtu: int, both_ways: bool = False,

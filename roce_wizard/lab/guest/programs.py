@@ -6,6 +6,7 @@ from roce_wizard.lab.guest.ethtool import prog_ethtool
 from roce_wizard.lab.guest.host_limits import prog_lspci, prog_mkdir, prog_ulimit
 from roce_wizard.lab.guest.ip import prog_ip
 from roce_wizard.lab.guest.mft import prog_mlxconfig
+from roce_wizard.lab.guest import nccl
 from roce_wizard.lab.guest.mpi import prog_mpirun, prog_ucx_info
 from roce_wizard.lab.guest.ofed import prog_mlnxofedinstall, prog_ofed_info, prog_openibd
 from roce_wizard.lab.guest.perftest import _PT_VERBS, _perftest
@@ -78,12 +79,13 @@ def programs(world: World, guest_name: str) -> dict[str, Program]:
         table["mlxconfig"] = prog_mlxconfig
         table["dmesg"] = prog_dmesg
         table["lspci"] = prog_lspci
+    table.update(nccl.programs(world, guest))  # ldconfig; all_reduce_perf when the scenario installs NCCL
     for tool in guest.missing_tools:
         table.pop(tool, None)
     out: dict[str, Program] = {}
     for name, prog in table.items():
         out[name] = prog
-        out[_PATHS.get(name, f"/usr/bin/{name}")] = prog
+        out[_PATHS.get(name) or nccl.PATHS.get(name) or f"/usr/bin/{name}"] = prog
     if guest.ofed_version:
         out["/etc/init.d/openibd"] = prog_openibd
     for path in ("mlnxofedinstall", "./mlnxofedinstall", f"{OFED_DIR}/mlnxofedinstall"):

@@ -66,6 +66,7 @@ from roce_wizard.lab.server.config import SSHD_OPTIONS
 from roce_wizard.lab.switch.cli import SwitchCli
 from roce_wizard.lab.switch.cli_base import _Frame, render_running_config
 from roce_wizard.lab.switch.common import resolve_ports, roce_lossless, switch_priority
+from roce_wizard.lab.switch.counters import VALIDATE_FAULTS  # RW609: the lab registry reads it from here
 from roce_wizard.lab.switch.faults import FAULTS, fault_port
 from roce_wizard.lab.switch.nvue import NvueCli
 from roce_wizard.lab.switch.state import DEVICE_TYPES, VENDORS, CliState, cli_state, freeze
@@ -302,6 +303,7 @@ async def serve(lab: Any) -> None:
 __all__ = [
     "DEVICE_TYPES",
     "FAULTS",
+    "VALIDATE_FAULTS",
     "VENDORS",
     "CliState",
     "SwitchCli",

@@ -12,6 +12,7 @@ import time
 from roce_wizard.lab.switch import restore as switch_restore
 from roce_wizard.lab.switch.cli_base import _Frame, _Unrecognized, render_running_config
 from roce_wizard.lab.switch.common import _parse_int_list, _reconcile, resolve_ports, roce_priority
+from roce_wizard.lab.switch.counters import render_eos_queue
 from roce_wizard.lab.switch.edits import map_dscps, save_file, saved_file, set_mtu
 from roce_wizard.lab.switch.render_eos import (
     _eos_default_tc,
@@ -53,6 +54,8 @@ class EosCommands:
             raise _Unrecognized(words[1])
         if head == "interfaces":
             rest = words[1:]
+            if low[1:] == ["counters", "queue", "detail"]:  # lab/switch/counters.py: moved by world traffic
+                return render_eos_queue(sw)
             if low[-1] == "status":
                 return _eos_interfaces_status(sw, self._ports_arg(sw, rest[:-1]))
             if low[-1] == "flowcontrol":

@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from roce_wizard.lab.switch.counters import render_nvue_roce_counters
 from roce_wizard.lab.switch.state import _restore, _snapshot, cli_state
 from roce_wizard.lab.world import Switch, World
 
@@ -157,6 +158,11 @@ class NvueCli:
             return render_qos_roce(self.world, self.switch)
         if args == ["show", "interface", "-o", "json"]:
             return render_interfaces_json(self.switch)
+        if len(args) == 6 and args[:2] == ["show", "interface"] and args[3:] == ["qos", "roce", "counters"]:
+            port = self.switch.port(args[2])  # lab/switch/counters.py: moved by world traffic
+            if port is None:
+                raise _Refused(f"interface {args[2]} does not exist")
+            return render_nvue_roce_counters(self.world, self.switch, port)
         if args[:1] == ["set"]:
             state.pending.append(self._set(args[1:]))
             return ""

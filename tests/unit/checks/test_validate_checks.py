@@ -167,7 +167,8 @@ def test_rw604_leaves_a_differing_gid_index_to_ucx_when_nothing_pins_it():
     line = f.details["mpirun"]
     assert " : " not in line and "UCX_IB_GID_INDEX" not in line and "--hostfile hostfile" in line
     # NCCL: the GID index only in the set for NCCL older than 2.21.5
-    assert f.details["nccl_env"]["compute-02"] == {"NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_TC": "106"}  # DSCP 26 with ECT(0), DOMAIN §7
+    assert f.details["nccl_env"]["compute-02"] == {"NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_TC": "106",
+                                                       "NCCL_SOCKET_IFNAME": "=ens256"}  # DSCP 26 with ECT(0), DOMAIN §7
     assert f.details["nccl_env_before_2_21_5"]["compute-02"]["NCCL_IB_GID_INDEX"] == "5"
 
 
