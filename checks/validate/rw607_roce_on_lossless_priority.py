@@ -15,9 +15,6 @@ What it checks
     PFC per priority as on/off rows, not counts: real capture tests/data/esxi_dcb_status/).
     Pasted (`analyze`): one `ethtool -S` since the driver loaded: priority p carried bytes, or everything sat
     on another priority (byteps #179: every byte on priority 0).
-    Sources: counter names — the kernel's mlx5 counters.rst (Documentation/networking/device_drivers/ethernet/
-    mellanox/mlx5/counters.rst: rx_prio[p]_bytes, tx_prio[p]_bytes, rx/tx_vport_rdma_unicast_bytes); real
-    capture corpus ethtool_stats/byteps-179-prio-all-on-prio0.txt (github.com/bytedance/byteps/issues/179).
 
 Why it matters
     PFC protects one priority. RoCE that lands on priority 0 — an application that set no traffic class
@@ -32,6 +29,13 @@ How to fix by hand
     sender's tx was right: the path re-marked or re-mapped it — the switch's DSCP map and any rewrite/policy
     map on the port towards the receiver (`show running-config interfaces <port>`), RW503.
     Then re-run `roce-wizard doctor --stage validate`.
+    Sources: counter names — the kernel's mlx5 counters.rst (Documentation/networking/device_drivers/ethernet/
+    mellanox/mlx5/counters.rst: rx_prio[p]_bytes, tx_prio[p]_bytes, rx/tx_vport_rdma_unicast_bytes); real
+    capture corpus ethtool_stats/byteps-179-prio-all-on-prio0.txt (github.com/bytedance/byteps/issues/179).
+    Fix lines: `mlnx_qos -i <netdev>` — corpus mlnx_qos/* and NVIDIA's mlnx-tools (python/mlnx_qos); perftest
+    `--tclass` — the Debian perftest binary's option parser (tests/oracle); EOS `show running-config interfaces
+    <port>` — Arista EOS User Manual, "Switch Administration Commands" (show running-config interfaces);
+    roce-wizard — this tool.
 
 Fix safety
     manual: a measurement; the fixes belong to the host, guest and switch checks.

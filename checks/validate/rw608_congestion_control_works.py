@@ -14,10 +14,6 @@ What it checks
     (`roce_rp`). No congestion at all: not judged (skip, with the numbers). A VF shows no pause counters
     and drop counters (they belong to the port): whether the incast congested cannot be told there, so a VF
     pair is n/a, with the marks and CNPs it does show reported in words.
-    Sources: the counter names — the kernel's mlx5 RDMA counters (drivers/infiniband/hw/mlx5/counters.c:
-    np_ecn_marked_roce_packets, np_cnp_sent, rp_cnp_handled, out_of_buffer; documented in NVIDIA's "Understanding
-    mlx5 Linux Counters and Status Parameters") and real captures corpus hw_counters/* (gpud #943, the
-    np_cnp_sent glob); ethtool names — the kernel's mlx5 counters.rst; DCQCN's NP/RP — DOMAIN RW413.
 
 Why it matters
     PFC alone keeps RoCE lossless by stopping the whole priority, which spreads congestion (head-of-line
@@ -31,6 +27,15 @@ How to fix by hand
     No CNPs sent: `echo 1 > /sys/class/net/<if>/ecn/roce_np/enable/<p>` on the receiver (RW413). No CNPs
     handled: `echo 1 > /sys/class/net/<if>/ecn/roce_rp/enable/<p>` on the sender (RW413). Drops: PFC headroom
     (RW605/RW606).
+    Sources: the counter names — the kernel's mlx5 RDMA counters (drivers/infiniband/hw/mlx5/counters.c:
+    np_ecn_marked_roce_packets, np_cnp_sent, rp_cnp_handled, out_of_buffer; documented in NVIDIA's "Understanding
+    mlx5 Linux Counters and Status Parameters") and real captures corpus hw_counters/* (gpud #943, the
+    np_cnp_sent glob); ethtool names — the kernel's mlx5 counters.rst; DCQCN's notification/reaction
+    points — NVIDIA MLNX_OFED Documentation, "Explicit Congestion Notification (ECN)".
+    Fix lines: EOS `random-detect ecn minimum-threshold … maximum-threshold …` — Arista EOS User Manual,
+    "Quality of Service", ECN configuration (as RW506 cites); `echo 1 > /sys/class/net/<if>/ecn/roce_np|roce_rp/enable/<p>` —
+    NVIDIA MLNX_OFED Documentation, "Explicit Congestion Notification (ECN)"
+    (https://docs.nvidia.com/networking/display/MLNXOFEDv497100LTS/Explicit+Congestion+Notification+(ECN)), as RW413.
 
 Fix safety
     manual: a measurement; the fixes belong to the host (RW413) and switch (RW506) checks.

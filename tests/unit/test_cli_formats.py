@@ -63,8 +63,9 @@ def _complete(tmp_path: Path, words: str) -> list[str]:
 
 
 def test_shell_completion_is_on_and_completes_check_codes(tmp_path):
-    shown = subprocess.run(["roce-wizard", "--show-completion", "bash"], capture_output=True, text=True,
-                           env=_env(tmp_path), cwd=tmp_path, timeout=60)
+    # the shell is named, not detected from the process tree (under a test runner the parents are python)
+    shown = subprocess.run(["roce-wizard", "--show-completion", "bash"], capture_output=True, text=True, cwd=tmp_path,
+                           env=_env(tmp_path, _TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION="1"), timeout=60)
     assert "complete -o default -F _roce_wizard_completion roce-wizard" in shown.stdout
     assert _complete(tmp_path, "roce-wizard doctor --select RW20") == [f"RW20{n}" for n in range(1, 10)]
     assert _complete(tmp_path, "roce-wizard fix --skip RW201,RW20")[0] == "RW201,RW202"
