@@ -224,7 +224,7 @@ class Check:
     # read when present, not required; `analyze` runs a check when all `probes` are present and at
     # least one of probes + optional_probes is
     optional_probes: tuple[str, ...] = ()
-    # validate stage: measurements between two nodes (roce_wizard/pair_probes.py), by name or PairProbe
+    # validate stage: measurements between two nodes (roce_wizard/probes/pairs.py), by name or PairProbe
     pair_probes: tuple[Any, ...] = ()
 
     @property

@@ -93,7 +93,7 @@ def probes(check: LoadedCheck) -> list[dict[str, Any]]:
             module = inspect.getmodule(probe.command)
             entry["defined_in"] = rel(module.__file__) if module is not None and module.__file__ else "?"
         elif check.meta.stage is Stage.VALIDATE:
-            entry["note"] = "measured between two nodes: see its pair probes (roce_wizard/pairs.py runs them)"
+            entry["note"] = "measured between two nodes: see its pair probes (roce_wizard/engine/pairs.py runs them)"
         elif entry["parser"] is not None:
             entry["note"] = "no live probe: `roce-wizard analyze` reads it from a pasted file"
         else:
@@ -109,7 +109,7 @@ PAIR_STEPS_SHOWN = 8
 
 def _example_pair(kind: TargetKind) -> Any:
     from roce_wizard.model import Facts  # noqa: PLC0415
-    from roce_wizard.pair_probes import Node, Pair, PairNodes  # noqa: PLC0415
+    from roce_wizard.probes.pairs import Node, Pair, PairNodes  # noqa: PLC0415
 
     def node(side: str) -> Node:
         target = replace(_example(kind), name=f"example-{side}")
@@ -132,7 +132,7 @@ def pair_probes(check: LoadedCheck) -> list[dict[str, Any]]:
     """The measurements between two nodes the check declares: where each is defined, what reads its
     outputs, and its steps for an example pair (the first few: an incast has dozens)."""
     from roce_wizard.model import Policy  # noqa: PLC0415
-    from roce_wizard.pair_probes import declared  # noqa: PLC0415
+    from roce_wizard.probes.pairs import declared  # noqa: PLC0415
 
     out = []
     for probe in declared(check.meta.pair_probes):
@@ -237,7 +237,7 @@ def render(data: dict[str, Any]) -> list[str]:
         if probe.get("note"):
             out.append(f"      {probe['note']}")
     if data["pair_probes"]:
-        out.append("pair probes: (measured between two nodes by roce_wizard/pairs.py; steps shown for an example pair: "
+        out.append("pair probes: (measured between two nodes by roce_wizard/engine/pairs.py; steps shown for an example pair: "
                    + ", ".join(f"{k} {v}" for k, v in data["example_pair"].items()) + ")")
     for probe in data["pair_probes"]:
         out.append(f"  {probe['name']} — defined in {probe['defined_in']}; outputs read at {probe['reader']}")

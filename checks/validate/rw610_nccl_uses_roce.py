@@ -32,7 +32,7 @@ Fix safety
 from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.checklib.pairs import cannot_measure
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
-from roce_wizard.pair_probes_nccl import NCCL_ALLREDUCE
+from roce_wizard.probes.pairs_nccl import NCCL_ALLREDUCE
 
 CHECK = Check(
     code="RW610",

@@ -1,6 +1,6 @@
 """Pure helpers for the validate checks (RW601-RW608): what a pair measurement is judged with.
 
-The measurements themselves are pair probes (roce_wizard/pair_probes.py) run by roce_wizard/pairs.py;
+The measurements themselves are pair probes (roce_wizard/probes/pairs.py) run by roce_wizard/engine/pairs.py;
 a check reads their facts (`validate_pair`, `validate_perftest`, `validate_mpi`, `validate_incast`) and
 uses these helpers to say why a pair could not be measured, what a run showed, and which UCX
 environment and mpirun line match the verified cluster.

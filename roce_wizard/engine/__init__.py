@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from roce_wizard.engine.checkpass import run_checks
 from roce_wizard.engine.events import Event, Hooks
-from roce_wizard.engine.gather import _run_probe, gather_target, peer_facts
+from roce_wizard.engine.gather import gather_target, peer_facts
 from roce_wizard.engine.judge import (
     RunReport,
     TargetRun,
@@ -37,7 +37,6 @@ __all__ = [
     "RunSetup",
     "TargetKind",
     "TargetRun",
-    "_run_probe",  # the validate stage's probe runner (validate.py) until pair probes run through gather
     "analyzable",
     "applicable",
     "compare_across_targets",

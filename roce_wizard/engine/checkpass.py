@@ -16,19 +16,18 @@ from roce_wizard.engine.events import (
     RunPlanned,
     Sink,
     TargetJudged,
-    legacy_sink,
     log_event,
 )
-from roce_wizard.engine.gather import _run_probe, gather_target
+from roce_wizard.engine.gather import gather_target
 from roce_wizard.engine.judge import (
     RunReport,
     TargetRun,
     applicable,
-    evaluate_check,
     compare_across_targets,
     evaluate_target,
     resolve_root_causes,
 )
+from roce_wizard.engine.pairs import run_pairs
 from roce_wizard.model import LoadedCheck, Policy, Stage, Status, Target, TargetKind
 from roce_wizard.records.runlog import RunLog
 from roce_wizard.transports.base import Transport
@@ -96,10 +95,8 @@ async def run_checks(
         for run in runs:
             target_findings(run, resolved=True)
         # the validate stage: measurements between node pairs, on the sessions still open
-        from roce_wizard.pairs import run_pairs  # noqa: PLC0415
-
-        validated = await run_pairs(runs, checks, by_kind, policy, runlog=runlog, emit=legacy_sink(emit),
-                                    command_timeout=command_timeout, run_probe=_run_probe, evaluate=evaluate_check)
+        validated = await run_pairs(runs, checks, by_kind, policy, runlog=runlog, emit=emit,
+                                    command_timeout=command_timeout)
     finally:
         for used in {id(t): t for t in by_kind.values()}.values():
             await used.close()

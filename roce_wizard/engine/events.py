@@ -122,36 +122,6 @@ class RunEnded(Event):
     duration_s: float
 
 
-@dataclass
-class Other(Event):
-    """An event from a part that still speaks (type, data) (the validate stage's probes)."""
-
-    type_: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def TYPE(self) -> str:  # type: ignore[override]  # noqa: N802
-        return self.type_
-
-    def record(self) -> dict[str, Any]:
-        return dict(self.data)
-
-
-def legacy_sink(sink: Sink) -> Callable[..., None]:
-    """A sink the validate stage can call either way: `emit(type, data)` (its probe records become ProbeRan,
-    anything else Other) or with a typed event (what it hands on to gather's probe runner)."""
-
-    def emit(event: Event | str, data: dict[str, Any] | None = None) -> None:
-        if isinstance(event, Event):
-            sink(event)
-        elif event == "probe":
-            sink(ProbeRan(**(data or {})))
-        else:
-            sink(Other(event, dict(data or {})))
-
-    return emit
-
-
 # ------------------------------------------------------------------ fixes, reboots, rounds
 
 

@@ -1,8 +1,8 @@
-"""The validate stage's I/O: measurements between two nodes (DOMAIN §3 `validate`, RW601-RW606).
+"""The validate stage's I/O: measurements between two nodes (the `validate` stage, RW601-RW610).
 
 The engine gathers and judges every target on its own; a measurement needs two sessions at once. After
 the per-target checks (and their root causes) are settled the engine hands `run_pairs` its runs; it
-pairs the nodes, runs the pair probes the selected checks declare (roce_wizard/pair_probes.py: what to
+pairs the nodes, runs the pair probes the selected checks declare (roce_wizard/probes/pairs.py: what to
 run and how to read it, pure) and gives each check a `Facts` of the pair to judge with its `evaluate`.
 It knows no check code.
 
@@ -14,7 +14,9 @@ It knows no check code.
   facts RW402/RW407 judge); the client is given the server's RoCE IP. A value read from a node that
   fails its pattern (shell characters) stops the pair before anything runs.
 - Every command and its output goes into the run log as a raw record (unique command text per
-  record, so `--replay` of the run answers each one), with a `probe` event like any probe.
+  record, so `--replay` of the run answers each one), with a `ProbeRan` event like any probe; a node's
+  own probes a pair probe needs run through gather's probe runner, and checks are judged by judge's
+  `evaluate_check` — one engine, one way of asking and judging.
 - A validate finding that is not a pass is blocked by (and names) the root cause when something an
   earlier stage judged on either node, its ESXi host, its VM or its switch is broken.
 """
@@ -27,9 +29,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from roce_wizard.engine.events import Event, ProbeRan
+from roce_wizard.engine.gather import _run_probe
+from roce_wizard.engine.judge import evaluate_check
 from roce_wizard.model import Facts, Finding, LoadedCheck, Policy, Stage, Status, Target, TargetKind
-from roce_wizard.pair_probes import IPV4, NODE_PROBES, Node, Outputs, Pair, PairNodes, PairProbe, PairStep, declared
-from roce_wizard.probes import Probe, UnsafeValue, probe_order, rdma_device, safe
+from roce_wizard.probes import UnsafeValue, probe_order, rdma_device, safe
+from roce_wizard.probes.pairs import IPV4, NODE_PROBES, Node, Outputs, Pair, PairNodes, PairProbe, PairStep, declared
 from roce_wizard.transports.base import Session, Transport, TransportError
 
 if TYPE_CHECKING:
@@ -37,10 +42,7 @@ if TYPE_CHECKING:
 
 NODE_KINDS = (TargetKind.GUEST, TargetKind.LINUX)
 
-EventSink = Callable[[str, dict[str, Any]], None]
-# the engine's own probe runner and check evaluation, handed in (this module never imports the engine)
-RunProbe = Callable[[Probe, Target, Session, Facts, "float | None", "RunLog | None", EventSink], Awaitable[None]]
-Evaluate = Callable[[LoadedCheck, Facts, Policy], list[Finding]]
+EventSink = Callable[[Event], None]
 
 
 class NodeRun(Protocol):
@@ -157,9 +159,8 @@ class Runner:
         full_key = f"validate.{key}"
         if self.runlog is not None:
             self.runlog.raw(node.name, full_key, record)
-        self.emit("probe", {"target": node.name, "probe": full_key, "command": command,
-                            "exit_status": result.exit_status, "timed_out": result.timed_out,
-                            "duration_s": record["duration_s"]})
+        self.emit(ProbeRan(target=node.name, probe=full_key, command=command, exit_status=result.exit_status,
+                           timed_out=result.timed_out, duration_s=record["duration_s"]))
         text = result.stdout + (result.stderr if result.stderr else "")
         self.records[f"{node.name}:{key}"] = (command, text)
         return (None if result.timed_out else result.exit_status), text
@@ -266,10 +267,8 @@ def _pair_findings(codes: list[str], pair: Pair, status: Status, summary: str, *
 async def run_pairs(
     runs: Sequence[NodeRun], checks: dict[str, LoadedCheck], by_kind: Mapping[TargetKind, Transport],
     policy: Policy, *, runlog: RunLog | None, emit: EventSink, command_timeout: float | None,
-    run_probe: RunProbe, evaluate: Evaluate,
 ) -> list[Finding]:
-    """The validate stage over the run's nodes; called by the engine after the per-target checks, with its
-    own probe runner (for the node facts a pair needs) and check evaluation."""
+    """The validate stage over the run's nodes; called by the engine after the per-target checks."""
     selected = {code: c for code, c in checks.items() if c.meta.stage is Stage.VALIDATE}
     if not selected:
         return []
@@ -299,7 +298,7 @@ async def run_pairs(
                 runner.sessions[t.name] = session = await by_kind[t.kind].session(t)
                 for probe in probe_order(wanted):
                     if t.kind in probe.kinds and probe.name not in run.facts.data and probe.name not in run.facts.failures:
-                        await run_probe(probe, t, session, run.facts, command_timeout, runlog, emit)
+                        await _run_probe(probe, t, session, run.facts, command_timeout, runlog, emit)
             except TransportError as exc:
                 blocked = ("RW001", t.name)
                 problems.append(f"unreachable: {exc.message}")
@@ -333,7 +332,7 @@ async def run_pairs(
             facts = Facts(data={**common, **{k: v for p in probes_of[code] for k, v in data[p.name].items()}},
                           target=pair.receiver, raw={k: v[1] for k, v in runner.records.items()},
                           commands={k: v[0] for k, v in runner.records.items()})
-            for f in evaluate(check, facts, policy):
+            for f in evaluate_check(check, facts, policy):
                 f.subject = pair.name  # the target is the receiving node, unless the check named another
                 f.details.setdefault("pair", pair.name)
                 findings.append(f)

@@ -60,15 +60,25 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     round's look, between targets' plans (fixes.apply_plans), before reboots. A RunStopped event says where;
     what every run does at its end (VMs this tool powered off come back, or are named) still happens."""
     from roce_wizard.engine.checkpass import run_checks  # noqa: PLC0415
-    from roce_wizard.records.ledger_scope import identities_in_run, scope_events, scoped_names  # noqa: PLC0415
-    from roce_wizard.records.ledger import (  # noqa: PLC0415
-        HOST_REBOOTS, HostState, all_events, ledger_from_events, vm_aliases,
-    )
     from roce_wizard.engine.reboots import (  # noqa: PLC0415
-        RebootError, RebootOutcome, RebootPlan, exit_maintenance, reboot_hosts, record_verification, resume_interrupted,
+        RebootError,
+        RebootOutcome,
+        RebootPlan,
+        exit_maintenance,
+        reboot_hosts,
+        record_verification,
+        resume_interrupted,
         set_vm_power,
     )
     from roce_wizard.engine.vm_restore import restore_vms, unconfirmed_vms_off, vms_off  # noqa: PLC0415
+    from roce_wizard.records.ledger import (  # noqa: PLC0415
+        HOST_REBOOTS,
+        HostState,
+        all_events,
+        ledger_from_events,
+        vm_aliases,
+    )
+    from roce_wizard.records.ledger_scope import identities_in_run, scope_events, scoped_names  # noqa: PLC0415
 
     hooks = hooks or Hooks()
 

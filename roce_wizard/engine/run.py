@@ -146,8 +146,8 @@ async def run(setup: RunSetup, mode: Mode | str, hooks: Hooks | None = None) -> 
         targets = [t for t in setup.targets if setup.names is None or t.name in setup.names]
         tool_facts = None
         if setup.ledger_facts:  # the ledger knows which guests' VMs this tool powered off (RW001 says so)
-            from roce_wizard.records.ledger import build_ledger, vm_aliases  # noqa: PLC0415
             from roce_wizard.engine.vm_restore import vm_power_facts  # noqa: PLC0415
+            from roce_wizard.records.ledger import build_ledger, vm_aliases  # noqa: PLC0415
 
             tool_facts = vm_power_facts(build_ledger(setup.runlog.path.parent.parent, vm_aliases(targets)), targets)
         return RunOutcome(mode, await look("checks", targets, tool_facts))

@@ -6,11 +6,11 @@ probes it reads in `CHECK.pair_probes`, by name (the built-ins below) or as a `P
 own (a site check adding a measurement), like it declares `probes`. Everything here is pure:
 
 - `command(nodes, policy)` builds the exact steps (which node, which command line, its timeout) from
-  what each node's facts show (`Node`, read by roce_wizard/pairs.py); None when the pair cannot be
+  what each node's facts show (`Node`, read by roce_wizard/engine/pairs.py); None when the pair cannot be
   measured this way. Every value put into a line passes `safe()` (a refusal is `UnsafeValue`).
 - `parser(nodes, policy, outputs)` turns the steps' outputs into the facts the check judges.
 
-roce_wizard/pairs.py runs the steps (and records each one like a probe); it never knows a check code.
+roce_wizard/engine/pairs.py runs the steps (and records each one like a probe); it never knows a check code.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class Pair:
 
 @dataclass
 class Node:
-    """What a measurement uses on one node, read from its facts (roce_wizard/pairs.py describe_node)."""
+    """What a measurement uses on one node, read from its facts (roce_wizard/engine/pairs.py describe_node)."""
 
     target: Target
     facts: Facts

@@ -3,14 +3,14 @@
 
 Steps: on each node `command -v all_reduce_perf; ldconfig -p | grep libnccl` (nccl-tests' binary on PATH, the
 NCCL library in the linker cache: glibc ldconfig(8) `-p` prints the cache), then on the sender, only when both
-show up there, the run, launched the way RW603 launches osu_latency (roce_wizard/pair_probes.py `_mpi_line`:
+show up there, the run, launched the way RW603 launches osu_latency (roce_wizard/probes/pairs.py `_mpi_line`:
 `mpirun [--allow-run-as-root] -np 2 --host <ipA>,<ipB> -x …`, MPMD when the nodes need different values):
 
     mpirun … -x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=INIT,NET -x NCCL_IB_HCA==<dev>:<port> -x NCCL_IB_TC=<class>
         -x NCCL_SOCKET_IFNAME==<netdev> -x NCCL_IB_GID_INDEX=<RoCE v2 IPv4 index> all_reduce_perf -b 8 -e 128M -f 2 -g 1
 
 The variables are RW604's (checklib/nccl.py; the GID index set explicitly: right for every NCCL version).
-Read with the `nccl_log` parser. Pure like pair_probes.py.
+Read with the `nccl_log` parser. Pure like probes/pairs.py.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from roce_wizard.checklib.nccl import nccl_environment
 from roce_wizard.checklib.pairs import mpi_environment, mpirun_line
 from roce_wizard.model import Policy
 from roce_wizard.mpienv import parse_env
-from roce_wizard.pair_probes import IPV4, Outputs, PairNodes, PairProbe, PairStep, parse
+from roce_wizard.probes.pairs import IPV4, Outputs, PairNodes, PairProbe, PairStep, parse
 from roce_wizard.probes import safe
 
 NCCL_TIMEOUT_S = 180

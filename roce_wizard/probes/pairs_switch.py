@@ -16,7 +16,7 @@ host for a VF guest (the VF's traffic leaves through the host's uplink). What is
   (`show interfaces ethernet <p> counters priority <n>`, `show qos priority-flow-control statistics`) was found.
 
 A switch asked the same command twice (before, after) is answered in order on `--replay` (PairStep `seq`).
-Pure like pair_probes.py: the steps and the reading of their outputs.
+Pure like probes/pairs.py: the steps and the reading of their outputs.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import re
 from typing import Any
 
 from roce_wizard.model import Policy, Target
-from roce_wizard.pair_probes import Outputs, PairNodes, PairProbe, PairStep, parse
+from roce_wizard.probes.pairs import Outputs, PairNodes, PairProbe, PairStep, parse
 from roce_wizard.parsers.switch.nvue_counters import roce_counters
 from roce_wizard.probes import UnsafeValue, safe
 

@@ -105,7 +105,7 @@ def test_where_shows_a_validate_checks_pair_probes_with_their_steps_and_parsers(
     result = _run("explain", "RW601", "--where")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "perftest_bw — defined in roce_wizard/pair_probes.py; outputs read at roce_wizard/pair_probes.py:" in out
+    assert "perftest_bw — defined in roce_wizard/probes/pairs.py; outputs read at roce_wizard/probes/pairs.py:" in out
     assert "parser roce_wizard.parsers.perf.perftest.parse_perftest (roce_wizard/parsers/perf/perftest.py)" in out
     assert "      sender: timeout 60 ib_send_bw -a -F --report_gbits --tclass=106 -d mlx5_0 -x 3 -p 18600 192.168.100.12" in out
     assert "receiver: nohup timeout 60 ib_send_bw -a -F --report_gbits --tclass=106 -d mlx5_0 -x 3 -p 18600 " in out

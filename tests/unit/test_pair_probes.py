@@ -4,7 +4,7 @@
   check code: a site check adds a measurement of its own (a `PairProbe` object) or reads a built-in one
   by name, and only what is declared runs.
 - The validate checks import only pure modules: following their imports (lazy ones too) never reaches a
-  transport, the engine or the pair measurement I/O (roce_wizard/pairs.py).
+  transport, the engine or the pair measurement I/O (roce_wizard/engine/pairs.py).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ Fix safety
 """
 
 from roce_wizard.model import Check, Finding, Severity, Stage, Status, TargetKind
-from roce_wizard.pair_probes import PairProbe, PairStep
+from roce_wizard.probes.pairs import PairProbe, PairStep
 from roce_wizard.probes import safe
 
 
@@ -106,18 +106,18 @@ def test_validate_checks_reach_no_transport_engine_or_pair_io():
     start = sorted((PROJECT / "checks" / "validate").glob("rw6*.py"))
     assert len(start) == 10  # RW601-RW610
     direct = {m for path in start for m in _imports(path) if _module_file(m)}
-    allowed = ("roce_wizard.model", "roce_wizard.checklib", "roce_wizard.probes", "roce_wizard.pair_probes",
+    allowed = ("roce_wizard.model", "roce_wizard.checklib", "roce_wizard.probes", "roce_wizard.probes.pairs",
                "roce_wizard.checklib.findings")  # checkkit: the finding builders, on their way into checklib/
     assert all(m.startswith(allowed) for m in direct), sorted(direct)
     seen: set[str] = set()
-    todo = [*direct, "roce_wizard.pair_probes"]  # the declarations their pair_probes names resolve to
+    todo = [*direct, "roce_wizard.probes.pairs"]  # the declarations their pair_probes names resolve to
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.add(name)
         todo += [m for m in _imports(_module_file(name)) if _module_file(m)]  # type: ignore[arg-type]
-    forbidden = ("roce_wizard.transports", "roce_wizard.engine", "roce_wizard.pairs", "roce_wizard.records.runlog",
+    forbidden = ("roce_wizard.transports", "roce_wizard.engine", "roce_wizard.engine.pairs", "roce_wizard.records.runlog",
                  "roce_wizard.lab", "roce_wizard.cli", "roce_wizard.tui")
     assert "roce_wizard.parsers" in seen  # the walk follows chains (pair_probes reads with the parsers)
     reached = sorted(m for m in seen if m.startswith(forbidden))

@@ -20,7 +20,7 @@ def test_a_background_job_has_not_run_before_time_passes():
 
 
 def test_the_validate_stage_wait_loop_polls_until_the_server_waits():
-    """The loop roce_wizard/pair_probes.py wraps around a perftest server: it must see the log empty first."""
+    """The loop roce_wizard/probes/pairs.py wraps around a perftest server: it must see the log empty first."""
     out = _run("nohup timeout 60 ib_send_bw -a -F --tclass=106 -d mlx5_0 -x 3 -p 18600 </dev/null >/tmp/s.log 2>&1 & "
                "i=0; while [ $i -lt 30 ] && ! grep -q 'Waiting for client' /tmp/s.log; do sleep 0.1; i=$((i+1)); done; "
                "echo polls=$i; pgrep -f 'ib_send_bw .*-p 18600'")

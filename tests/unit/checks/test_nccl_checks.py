@@ -12,9 +12,9 @@ from roce_wizard.lab import scenarios, shell
 from roce_wizard.lab.guest import nccl as lab_nccl
 from roce_wizard.lab.proto import Ctx
 from roce_wizard.model import Policy, RoceSpec, Status, Target, TargetKind
-from roce_wizard.pair_probes import Pair, PairNodes
-from roce_wizard.pair_probes_nccl import NCCL_ALLREDUCE
-from roce_wizard.pairs import describe_node
+from roce_wizard.probes.pairs import Pair, PairNodes
+from roce_wizard.probes.pairs_nccl import NCCL_ALLREDUCE
+from roce_wizard.engine.pairs import describe_node
 from roce_wizard.parsers import PARSERS
 from tests.checkcases import Case, run_case
 

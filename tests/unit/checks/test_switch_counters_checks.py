@@ -16,8 +16,8 @@ from roce_wizard.lab import scenarios, shell
 from roce_wizard.lab.proto import Ctx
 from roce_wizard.lab.switch.counters import render_eos_queue, render_nvue_roce_counters
 from roce_wizard.model import Policy, RoceSpec, Status, Target, TargetKind
-from roce_wizard.pair_probes import Node, Pair, PairNodes
-from roce_wizard.pair_probes_switch import SWITCH_COUNTERS, port_key
+from roce_wizard.probes.pairs import Node, Pair, PairNodes
+from roce_wizard.probes.pairs_switch import SWITCH_COUNTERS, port_key
 from tests.checkcases import Case, run_case
 from tests.conftest import corpus_text
 

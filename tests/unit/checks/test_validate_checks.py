@@ -1,7 +1,7 @@
 """Validate-stage checks (RW601–RW606) on recorded outputs.
 
 Analyze cases (`target=None`) read the corpus as a user pastes it. Doctor cases carry what
-roce_wizard/pairs.py hands a check for a pair: the engine-made `validate_pair` (both nodes, the
+roce_wizard/engine/pairs.py hands a check for a pair: the engine-made `validate_pair` (both nodes, the
 link speed) and the measurement (`validate_perftest`, `validate_mpi`, `validate_incast`), with
 outputs rendered by the lab's guests (lab/guest/ through the lab shell) and parsed by the real
 parsers.
@@ -19,7 +19,7 @@ from roce_wizard.lab import guest as G
 from roce_wizard.lab import scenarios, shell
 from roce_wizard.lab.proto import Ctx
 from roce_wizard.model import Policy, Status
-from roce_wizard.pair_probes import counter_delta, parse_counter_lines
+from roce_wizard.probes.pairs import counter_delta, parse_counter_lines
 from roce_wizard.parsers import PARSERS
 from tests.checkcases import Case, guest, run_case
 from tests.conftest import corpus_text

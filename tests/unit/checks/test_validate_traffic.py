@@ -1,9 +1,9 @@
 """RW607 (RoCE on the lossless priority) and RW608 (congestion control acts) on recorded counter outputs.
 
 Analyze cases read real captures (corpus ethtool_stats/byteps-179: every byte on priority 0; corpus
-hw_counters/gpud-943). Doctor cases run the real pair probes (roce_wizard/pair_probes.py: the exact steps,
+hw_counters/gpud-943). Doctor cases run the real pair probes (roce_wizard/probes/pairs.py: the exact steps,
 counter reads included) against the lab's bare-metal hosts through the lab shell — `ethtool -S` in mlx5's
-names, hw_counters files — and parse their outputs with the probes' own parsers, as roce_wizard/pairs.py does
+names, hw_counters files — and parse their outputs with the probes' own parsers, as roce_wizard/engine/pairs.py does
 over SSH. Hand-made deltas cover what the lab does not (a sender whose packets leave on priority 0; a sender
 whose reaction point is off; a VF that shows no counters).
 """
@@ -18,8 +18,8 @@ from roce_wizard.lab import scenarios, shell
 from roce_wizard.lab.guest.state import _gs
 from roce_wizard.lab.proto import Ctx
 from roce_wizard.model import Facts, Policy, Status, TargetKind
-from roce_wizard.pair_probes import NODE_PROBES, PAIR_PROBES, Pair, PairNodes
-from roce_wizard.pairs import describe_node, parse_rate
+from roce_wizard.probes.pairs import NODE_PROBES, PAIR_PROBES, Pair, PairNodes
+from roce_wizard.engine.pairs import describe_node, parse_rate
 from roce_wizard.parsers import PARSERS
 from roce_wizard.probes import PROBES
 from tests.checkcases import Case, build_facts, guest, run_case
@@ -58,7 +58,7 @@ def _node(world, name: str):
 
 
 def measure(world, probes: tuple[str, ...], policy: Policy | None = None) -> dict:
-    """The pair probes run like roce_wizard/pairs.py runs them (their steps in order, then their parsers)."""
+    """The pair probes run like roce_wizard/engine/pairs.py runs them (their steps in order, then their parsers)."""
     policy = policy or Policy()
     a, b = (_node(world, n) for n in NODES)
     nodes = PairNodes(Pair(a.target, b.target, 0), a, b)
