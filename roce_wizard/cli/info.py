@@ -219,8 +219,23 @@ def explain(
 
 
 @app.command("checks")
-def list_checks(checks_dir: Annotated[list[Path] | None, typer.Option(help="Site checks directory.")] = None) -> None:
+def list_checks(
+    checks_dir: Annotated[list[Path] | None, typer.Option(help="Site checks directory.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list: code, slug, title, stage, targets, "
+                                          "severity, reboot, has_fix, fix_safety, depends_on.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the catalog as Markdown (docs/checks.md): "
+                                           "a table and each check's documentation.")] = False,
+) -> None:
     """List every check: code, slug, stage, severity, title."""
+    if as_json and markdown:
+        raise _err("--json and --markdown: pick one")
+    if as_json or markdown:
+        from roce_wizard.catalog_doc import catalog_entries, catalog_markdown  # noqa: PLC0415
+
+        checks = _load_checks(checks_dir)
+        sys.stdout.write(json.dumps(catalog_entries(checks), indent=2, ensure_ascii=False) + "\n" if as_json
+                         else catalog_markdown(checks))
+        return
     console = make_console()
     for check in _load_checks(checks_dir).values():
         m = check.meta
