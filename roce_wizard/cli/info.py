@@ -14,6 +14,7 @@ from rich.markup import escape
 from roce_wizard import __version__
 from roce_wizard.catalog import find
 from roce_wizard.cli.base import _err, _load_checks, _split, app
+from roce_wizard.cli.envfile_option import EnvFile
 from roce_wizard.completion import complete_codes
 from roce_wizard.console import make_console
 from roce_wizard.model import Policy
@@ -82,6 +83,7 @@ def export(
     last: Annotated[bool, typer.Option("--last", help="Export the newest run (the default).")] = False,
     inventory: Annotated[Path | None, typer.Option("-i", "--inventory", help="Inventory YAML (default: the one "
                                                    "the run recorded).")] = None,
+    env_file: EnvFile = None,  # the credentials to redact are the ones the inventory references
     anonymize: Annotated[bool, typer.Option("--anonymize", help="Also replace hostnames, IPs, MACs, GUIDs and "
                                             "serials with consistent pseudonyms.")] = False,
     list_only: Annotated[bool, typer.Option("--list", help="Show what would be included and redacted; write nothing.")] = False,

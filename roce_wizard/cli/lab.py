@@ -90,9 +90,11 @@ def lab_up(
         typer.echo(f"  log:         {lab_dir / 'lab.log'}")
         for note in state.get("notes", []):
             typer.echo(f"  note:        {note}")
-        if (lab_dir / "lab.env").exists():
-            typer.echo(f"  credentials: set -a; . {lab_dir / 'lab.env'}; set +a")
-        typer.echo(f"  run doctor:  roce-wizard doctor -i {lab_dir / 'inventory.yaml'}")
+        doctor = f"roce-wizard doctor -i {lab_dir / 'inventory.yaml'}"
+        if (lab_dir / "lab.env").exists():  # the switch/vCenter/BMC passwords the inventory references
+            typer.echo(f"  credentials: {lab_dir / 'lab.env'} (--env-file, or set -a; . {lab_dir / 'lab.env'}; set +a)")
+            doctor += f" --env-file {lab_dir / 'lab.env'}"
+        typer.echo(f"  run doctor:  {doctor}")
         typer.echo(f"  status:      roce-wizard lab status --dir {lab_dir}")
         typer.echo(f"  stop:        roce-wizard lab down --dir {lab_dir}")
         raise typer.Exit(0)

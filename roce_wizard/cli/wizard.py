@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from roce_wizard.cli.base import _err, app
+from roce_wizard.cli.envfile_option import EnvFile
 from roce_wizard.cli.doctor import doctor
 from roce_wizard.console import make_console
 from roce_wizard.model import ExitCode
@@ -22,6 +23,7 @@ def wizard(
     playbook: Annotated[str, typer.Option(help="vsphere-sriov, baremetal, or a playbook file.")] = "vsphere-sriov",
     replay: Annotated[Path | None, typer.Option(help="Answer from recorded outputs (file or run dir), not live hosts.")] = None,
     known_hosts: Annotated[Path | None, typer.Option(help="known_hosts file (default ~/.ssh/known_hosts).")] = None,
+    env_file: EnvFile = None,
 ) -> None:
     """With no command: the wizard on the inventory (checks, one-click fixes, reboots)."""
     if ctx.invoked_subcommand is not None:

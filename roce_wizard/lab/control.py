@@ -115,10 +115,12 @@ def describe(lab: Lab) -> str:
     if world.faults:
         lines.append("  faults:      " + ", ".join(f"{c}@{t}" for c, t in world.faults))
     lines.extend(f"  note:        {n}" for n in lab.notes)
+    doctor = f"roce-wizard doctor -i {lab.directory / 'inventory.yaml'}"
     if lab.secrets:
-        lines.append(f"  credentials: set -a; . {lab.directory / 'lab.env'}; set +a   "
-                     f"# {', '.join(sorted(lab.secrets))}")
-    lines.append(f"  run doctor:  roce-wizard doctor -i {lab.directory / 'inventory.yaml'}")
+        lines.append(f"  credentials: {lab.directory / 'lab.env'} (--env-file, or set -a; . {lab.directory / 'lab.env'}; "
+                     f"set +a)   # {', '.join(sorted(lab.secrets))}")
+        doctor += f" --env-file {lab.directory / 'lab.env'}"
+    lines.append(f"  run doctor:  {doctor}")
     return "\n".join(lines)
 
 
