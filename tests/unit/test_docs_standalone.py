@@ -89,3 +89,12 @@ def test_readme_and_written_docs_stand_alone():
     for path in (ROOT / "README.md", ROOT / "docs" / "policy.md", ROOT / "docs" / "facts.md"):
         text = path.read_text(encoding="utf-8")
         assert "../shared" not in text and not re.search(r"\bDOMAIN\b", text), path.name
+
+
+def test_readme_shows_what_the_user_types_for_each_ecosystem_item():
+    """Issue 18's items, each shown in the README as a user types it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for line in ("pipx install .", "uv tool install .", "roce-wizard checks --json", "roce-wizard checks --markdown",
+                 "roce-wizard lab up --baremetal 2 --hosts 0", "roce-wizard demo --baremetal",
+                 "roce-wizard doctor -i DIR/inventory.yaml --env-file DIR/lab.env", "--install-completion"):
+        assert line in " ".join(readme.split()), line
