@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from roce_wizard.cli.base import _err, _setup, app
+from roce_wizard.cli.envfile_option import EnvFile
 from roce_wizard.completion import complete_codes
 from roce_wizard.console import make_console
 from roce_wizard.session import live_transports
@@ -20,6 +21,7 @@ from roce_wizard.textsafe import printable
 @app.command()
 def doctor(
     inventory: Annotated[Path, typer.Option("-i", "--inventory", help="Inventory YAML.")] = Path("inventory.yaml"),
+    env_file: EnvFile = None,
     playbook: Annotated[str | None, typer.Option(help="vsphere-sriov (default), baremetal, or a playbook file "
                                                 "(with --local: baremetal, or vsphere-sriov with --guest).")] = None,
     select_: Annotated[list[str] | None, typer.Option("--select", help="Codes, code prefixes or slugs (comma list).",

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from roce_wizard.cli.base import _load_checks, _setup, app
+from roce_wizard.cli.envfile_option import EnvFile
 from roce_wizard.commands.switch_config import human_command
 from roce_wizard.completion import complete_codes
 from roce_wizard.console import make_console
@@ -22,6 +23,7 @@ from roce_wizard.textsafe import printable
 @app.command()
 def fix(
     inventory: Annotated[Path, typer.Option("-i", "--inventory", help="Inventory YAML.")] = Path("inventory.yaml"),
+    env_file: EnvFile = None,
     playbook: Annotated[str, typer.Option(help="vsphere-sriov, baremetal, or a playbook file.")] = "vsphere-sriov",
     select_: Annotated[list[str] | None, typer.Option("--select", help="Only fix these checks (codes, prefixes, slugs).",
                                                       autocompletion=complete_codes)] = None,

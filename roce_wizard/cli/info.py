@@ -14,6 +14,7 @@ from rich.markup import escape
 from roce_wizard import __version__
 from roce_wizard.catalog import find
 from roce_wizard.cli.base import _err, _load_checks, _split, app
+from roce_wizard.cli.envfile_option import EnvFile
 from roce_wizard.completion import complete_codes
 from roce_wizard.console import make_console
 from roce_wizard.model import Policy
@@ -82,6 +83,7 @@ def export(
     last: Annotated[bool, typer.Option("--last", help="Export the newest run (the default).")] = False,
     inventory: Annotated[Path | None, typer.Option("-i", "--inventory", help="Inventory YAML (default: the one "
                                                    "the run recorded).")] = None,
+    env_file: EnvFile = None,  # the credentials to redact are the ones the inventory references
     anonymize: Annotated[bool, typer.Option("--anonymize", help="Also replace hostnames, IPs, MACs, GUIDs and "
                                             "serials with consistent pseudonyms.")] = False,
     list_only: Annotated[bool, typer.Option("--list", help="Show what would be included and redacted; write nothing.")] = False,
@@ -219,8 +221,23 @@ def explain(
 
 
 @app.command("checks")
-def list_checks(checks_dir: Annotated[list[Path] | None, typer.Option(help="Site checks directory.")] = None) -> None:
+def list_checks(
+    checks_dir: Annotated[list[Path] | None, typer.Option(help="Site checks directory.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list: code, slug, title, stage, targets, "
+                                          "severity, reboot, has_fix, fix_safety, depends_on.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the catalog as Markdown (docs/checks.md): "
+                                           "a table and each check's documentation.")] = False,
+) -> None:
     """List every check: code, slug, stage, severity, title."""
+    if as_json and markdown:
+        raise _err("--json and --markdown: pick one")
+    if as_json or markdown:
+        from roce_wizard.catalog_doc import catalog_entries, catalog_markdown  # noqa: PLC0415
+
+        checks = _load_checks(checks_dir)
+        sys.stdout.write(json.dumps(catalog_entries(checks), indent=2, ensure_ascii=False) + "\n" if as_json
+                         else catalog_markdown(checks))
+        return
     console = make_console()
     for check in _load_checks(checks_dir).values():
         m = check.meta

@@ -35,7 +35,10 @@ def _lab_dir(directory: Path | None) -> Path:
 
 @lab_app.command("up")
 def lab_up(
-    hosts: Annotated[int | None, typer.Option(help="ESXi hosts, each with a compute VM and its guest (default 2).", min=1, max=4096)] = None,
+    hosts: Annotated[int | None, typer.Option(help="ESXi hosts, each with a compute VM and its guest (default 2; "
+                                              "0 with --baremetal: no ESXi, no vCenter).", min=0, max=4096)] = None,
+    baremetal: Annotated[int | None, typer.Option(help="Bare-metal Linux nodes node-01… (alone: a bare-metal-only "
+                                                  "lab; check it with --playbook baremetal).", min=0, max=4096)] = None,
     switch: Annotated[str | None, typer.Option(help="Switch vendor: eos, onyx, os10 or nvue (default eos).")] = None,
     scenario: Annotated[str, typer.Option(help="healthy, fresh, or a scenario YAML file.")] = "healthy",
     fault: Annotated[list[str] | None, typer.Option("--fault", help="Inject CODE[@TARGET] (repeatable), e.g. RW208@esx-02.")] = None,
@@ -58,7 +61,7 @@ def lab_up(
         raise _err(f"--switch {switch}: expected eos, onyx, os10 or nvue")
     if scenario not in ("healthy", "fresh") and not Path(scenario).is_file():
         raise _err(f"--scenario {scenario}: expected healthy, fresh or a scenario file (no such file)")
-    spec = LabSpec(scenario=scenario, hosts=hosts, switch=switch, faults=list(fault or []),
+    spec = LabSpec(scenario=scenario, hosts=hosts, baremetal=baremetal, switch=switch, faults=list(fault or []),
                    reboot_delay_s=reboot_delay, command_delay_s=command_delay)
     try:
         spec.build()  # usage errors (bad scenario file, unknown fault or target) before anything starts
@@ -70,6 +73,8 @@ def lab_up(
                 "--command-delay", str(command_delay)]
         if hosts is not None:
             argv += ["--hosts", str(hosts)]
+        if baremetal is not None:
+            argv += ["--baremetal", str(baremetal)]
         if switch is not None:
             argv += ["--switch", switch]
         if reboot_delay is not None:
@@ -90,9 +95,13 @@ def lab_up(
         typer.echo(f"  log:         {lab_dir / 'lab.log'}")
         for note in state.get("notes", []):
             typer.echo(f"  note:        {note}")
-        if (lab_dir / "lab.env").exists():
-            typer.echo(f"  credentials: set -a; . {lab_dir / 'lab.env'}; set +a")
-        typer.echo(f"  run doctor:  roce-wizard doctor -i {lab_dir / 'inventory.yaml'}")
+        doctor = f"roce-wizard doctor -i {lab_dir / 'inventory.yaml'}"
+        if kinds and not kinds.get("esxi"):  # bare metal only: the baremetal playbook judges it
+            doctor += " --playbook baremetal"
+        if (lab_dir / "lab.env").exists():  # the switch/vCenter/BMC passwords the inventory references
+            typer.echo(f"  credentials: {lab_dir / 'lab.env'} (--env-file, or set -a; . {lab_dir / 'lab.env'}; set +a)")
+            doctor += f" --env-file {lab_dir / 'lab.env'}"
+        typer.echo(f"  run doctor:  {doctor}")
         typer.echo(f"  status:      roce-wizard lab status --dir {lab_dir}")
         typer.echo(f"  stop:        roce-wizard lab down --dir {lab_dir}")
         raise typer.Exit(0)

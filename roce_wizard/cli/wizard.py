@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from roce_wizard.cli.base import _err, app
+from roce_wizard.cli.envfile_option import EnvFile
 from roce_wizard.cli.doctor import doctor
 from roce_wizard.console import make_console
 from roce_wizard.model import ExitCode
@@ -22,6 +23,7 @@ def wizard(
     playbook: Annotated[str, typer.Option(help="vsphere-sriov, baremetal, or a playbook file.")] = "vsphere-sriov",
     replay: Annotated[Path | None, typer.Option(help="Answer from recorded outputs (file or run dir), not live hosts.")] = None,
     known_hosts: Annotated[Path | None, typer.Option(help="known_hosts file (default ~/.ssh/known_hosts).")] = None,
+    env_file: EnvFile = None,
 ) -> None:
     """With no command: the wizard on the inventory (checks, one-click fixes, reboots)."""
     if ctx.invoked_subcommand is not None:
@@ -40,7 +42,10 @@ def wizard(
 
 @app.command()
 def demo(
-    hosts: Annotated[int, typer.Option(help="ESXi hosts in the demo lab.", min=1, max=64)] = 4,
+    hosts: Annotated[int | None, typer.Option(help="ESXi hosts in the demo lab (default 4); with --baremetal the "
+                                              "bare-metal nodes (default 2).", min=1, max=64)] = None,
+    baremetal: Annotated[bool, typer.Option("--baremetal", help="Bare-metal Linux nodes and their switch instead of "
+                                            "ESXi hosts (no vCenter); the wizard uses the baremetal playbook.")] = False,
     no_tui: Annotated[bool, typer.Option("--no-tui", help="Run doctor on the lab and print its report "
                                          "instead of opening the wizard (for scripts).")] = False,
     reboot_delay: Annotated[float | None, typer.Option(help="Seconds a rebooting lab host stays unreachable "
@@ -53,10 +58,18 @@ def demo(
 
     lab_dir = new_lab_dir()
     console = make_console()
-    console.print(f"[bold]roce-wizard demo[/]: starting the practice lab (scenario fresh, {hosts} hosts) in {lab_dir}",
+    if baremetal:  # bare metal only: N Linux nodes, their switch, no ESXi and no vCenter (lab up --hosts 0 --baremetal N)
+        count = hosts or 2
+        spec = LabSpec(scenario="fresh", hosts=0, baremetal=count, reboot_delay_s=reboot_delay)
+        what, playbook = f"{count} bare-metal nodes", "baremetal"
+    else:
+        count = hosts or 4
+        spec = LabSpec(scenario="fresh", hosts=count, reboot_delay_s=reboot_delay)
+        what, playbook = f"{count} hosts", "vsphere-sriov"
+    console.print(f"[bold]roce-wizard demo[/]: starting the practice lab (scenario fresh, {what}) in {lab_dir}",
                   highlight=False)
     try:
-        with background_lab(LabSpec(scenario="fresh", hosts=hosts, reboot_delay_s=reboot_delay), lab_dir) as lab:
+        with background_lab(spec, lab_dir) as lab:
             from roce_wizard.lab.server import read_env  # noqa: PLC0415
 
             os.environ.update(read_env(lab.directory))  # the lab's switch/vCenter/BMC credentials
@@ -64,13 +77,15 @@ def demo(
                 from roce_wizard.tui.app import make_app  # noqa: PLC0415
 
                 # the lab's hosts are back within seconds: look at a rebooting one twice a second
-                make_app(lab.directory / "inventory.yaml", subtitle=f"practice lab: fresh, {hosts} hosts",
+                make_app(lab.directory / "inventory.yaml", playbook=playbook, subtitle=f"practice lab: fresh, {what}",
                          reboot_poll=0.5, reboot_timeout=300.0).run()
                 code = None
             else:
-                console.print(f"running: roce-wizard doctor -i {lab.directory / 'inventory.yaml'}\n", highlight=False)
+                extra = " --playbook baremetal" if baremetal else ""
+                console.print(f"running: roce-wizard doctor -i {lab.directory / 'inventory.yaml'}{extra}\n",
+                              highlight=False)
                 try:
-                    doctor(inventory=lab.directory / "inventory.yaml")
+                    doctor(inventory=lab.directory / "inventory.yaml", playbook=playbook)
                 except typer.Exit as done:
                     code = done.exit_code
     except LabError as exc:

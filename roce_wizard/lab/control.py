@@ -64,6 +64,7 @@ class LabSpec:
 
     scenario: str = "healthy"
     hosts: int | None = None
+    baremetal: int | None = None  # bare-metal Linux nodes (with hosts 0: a bare-metal-only lab)
     switch: str | None = None
     faults: list[str] = field(default_factory=list)
     reboot_delay_s: float | None = None
@@ -72,7 +73,7 @@ class LabSpec:
     def build(self) -> Scenario:
         """The scenario's world, with every fault checked against a copy (so that a bad --fault is
         a usage error before anything listens)."""
-        scenario = build_scenario(self.scenario, self.hosts, self.switch)
+        scenario = build_scenario(self.scenario, self.hosts, self.switch, baremetal=self.baremetal)
         if self.reboot_delay_s is not None:
             scenario.world.reboot_delay_s = self.reboot_delay_s
         scenario.faults = [*scenario.faults, *self.faults]
@@ -115,10 +116,14 @@ def describe(lab: Lab) -> str:
     if world.faults:
         lines.append("  faults:      " + ", ".join(f"{c}@{t}" for c, t in world.faults))
     lines.extend(f"  note:        {n}" for n in lab.notes)
+    doctor = f"roce-wizard doctor -i {lab.directory / 'inventory.yaml'}"
+    if not world.hosts:  # bare metal only: the baremetal playbook judges it
+        doctor += " --playbook baremetal"
     if lab.secrets:
-        lines.append(f"  credentials: set -a; . {lab.directory / 'lab.env'}; set +a   "
-                     f"# {', '.join(sorted(lab.secrets))}")
-    lines.append(f"  run doctor:  roce-wizard doctor -i {lab.directory / 'inventory.yaml'}")
+        lines.append(f"  credentials: {lab.directory / 'lab.env'} (--env-file, or set -a; . {lab.directory / 'lab.env'}; "
+                     f"set +a)   # {', '.join(sorted(lab.secrets))}")
+        doctor += f" --env-file {lab.directory / 'lab.env'}"
+    lines.append(f"  run doctor:  {doctor}")
     return "\n".join(lines)
 
 

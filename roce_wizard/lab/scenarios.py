@@ -8,7 +8,7 @@ compute VM per host with its guest, one switch cabling every RoCE port.
 Scenario files (``roce-wizard lab up --scenario FILE``), YAML::
 
     base: healthy            # or fresh: the world to start from (default healthy)
-    hosts: 4                 # ESXi hosts, each with its compute VM and guest (default 2)
+    hosts: 4                 # ESXi hosts, each with its compute VM and guest (default 2; 0 with baremetal)
     baremetal: 2             # bare-metal Linux hosts node-01… (kind linux; default 0)
     switch: onyx             # eos | onyx | os10 (default eos)
     reboot_delay_s: 3        # how long a rebooting host stays unreachable
@@ -31,7 +31,10 @@ Scenario files (``roce-wizard lab up --scenario FILE``), YAML::
 
 Paths are checked against the objects: an unknown attribute, key, index or name, or a value of
 another type than the one it replaces (a set takes a list), is an error that names the file, the
-line and the path. `hosts`/`switch` given on the command line win over the file.
+line and the path. `hosts`/`baremetal`/`switch` given on the command line win over the file.
+
+`hosts: 0` with `baremetal: N` is a bare-metal-only lab: the Linux nodes and their switch, no ESXi host,
+VM or vCenter (so no vcsim either).
 """
 
 from __future__ import annotations
@@ -243,7 +246,7 @@ def build_world(hosts: int = 2, healthy: bool = True, switch: str = "eos") -> Wo
         portgroup="roce-pg" if healthy else None,
         dvs_max_mtu=9000 if healthy else 1500,
         dvs_members={h: ["vmnic2", "vmnic3"] for h in world.hosts} if healthy else {},
-    )
+    ) if hosts else None  # no ESXi host, no vCenter: a bare-metal-only lab
     return world
 
 
@@ -272,15 +275,34 @@ class Scenario:
     faults: list[str] = field(default_factory=list)  # CODE[@TARGET], injected once the lab is up
 
 
-def build_scenario(spec: str, hosts: int | None = None, switch: str | None = None) -> Scenario:
-    """`healthy`, `fresh` or a scenario file; `hosts`/`switch` (the command line) win over the file."""
+def check_counts(hosts: int, baremetal: int) -> str | None:
+    """Why a lab of HOSTS ESXi hosts and BAREMETAL Linux nodes cannot be built (None when it can)."""
+    if not 0 <= hosts <= 4096:
+        return f"hosts: expected 0..4096, got {hosts}"
+    if not 0 <= baremetal <= 4096:
+        return f"baremetal: expected 0..4096, got {baremetal}"
+    if hosts == 0 and baremetal == 0:
+        return "hosts 0 and baremetal 0: a lab needs at least one ESXi host (hosts) or bare-metal node (baremetal)"
+    return None
+
+
+def build_scenario(spec: str, hosts: int | None = None, switch: str | None = None,
+                   baremetal: int | None = None) -> Scenario:
+    """`healthy`, `fresh` or a scenario file; `hosts`/`baremetal`/`switch` (the command line) win over the file."""
     if spec in BUILTIN:
-        world = build_world(hosts if hosts is not None else 2, spec == "healthy", switch or "eos")
+        count = hosts if hosts is not None else (0 if baremetal else 2)  # --baremetal alone: bare metal only
+        problem = check_counts(count, baremetal or 0)
+        if problem:
+            raise ScenarioError(problem)
+        world = build_world(count, spec == "healthy", switch or "eos")
+        if baremetal:
+            add_baremetal(world, baremetal, healthy=spec == "healthy")
         return Scenario(spec, world)
-    return load_scenario(spec, hosts=hosts, switch=switch)
+    return load_scenario(spec, hosts=hosts, switch=switch, baremetal=baremetal)
 
 
-def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, switch: str | None = None) -> Scenario:
+def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, switch: str | None = None,
+                  baremetal: int | None = None) -> Scenario:
     """Read a scenario file (format in this module's docstring). Raises ScenarioError."""
     file = os.fspath(path)
     try:
@@ -324,9 +346,14 @@ def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, swi
     base = scalar("base", str, "healthy")
     if base not in BUILTIN:
         raise err(items["base"][1], "base", f"expected healthy or fresh, got {base!r}")
+    metal = baremetal if baremetal is not None else scalar("baremetal", int, 0)
+    if not 0 <= metal <= 4096:
+        raise err(items["baremetal"][1] if "baremetal" in items else root, "baremetal", f"expected 0..4096, got {metal}")
     count = hosts if hosts is not None else scalar("hosts", int, 2)
-    if not 1 <= count <= 4096:
-        raise err(items["hosts"][1] if "hosts" in items else root, "hosts", f"expected 1..4096, got {count}")
+    if not 0 <= count <= 4096 or count == 0 == metal:
+        raise err(items["hosts"][1] if "hosts" in items else root, "hosts",
+                  f"expected 0..4096, got {count}" if count else
+                  "0 with baremetal 0: a lab needs at least one ESXi host (hosts) or bare-metal node (baremetal)")
     vendor = switch or scalar("switch", str, "eos")
     if vendor not in SWITCH_PORT_NAMES:
         raise err(items["switch"][1] if "switch" in items else root, "switch",
@@ -335,9 +362,6 @@ def load_scenario(path: str | os.PathLike[str], *, hosts: int | None = None, swi
     world.scenario = Path(file).stem
     if "reboot_delay_s" in items:
         world.reboot_delay_s = scalar("reboot_delay_s", float, world.reboot_delay_s)
-    metal = scalar("baremetal", int, 0)
-    if not 0 <= metal <= 4096:
-        raise err(items["baremetal"][1], "baremetal", f"expected 0..4096, got {metal}")
     if metal:
         add_baremetal(world, metal, healthy=base == "healthy")
     if scalar("nccl", bool, False):  # NCCL and nccl-tests on every node (RW610 runs all_reduce_perf)

@@ -176,6 +176,8 @@ async def serve(lab: Any) -> None:
     reboot). The password goes to DIR/lab.env (Lab.secret); the inventory reads it from
     $ROCE_LAB_BMC_PASSWORD.
     """
+    if not lab.world.hosts:  # BMCs model the ESXi servers' BIOS; bare-metal nodes have none in the lab
+        return
     handle = await start_bmcs(lambda: lab.world, lab.directory, on_reset=lab.reboot)
     lab.secret(PASSWORD_ENV, handle.password)
     lab.register("bmc", handle.inventory_entries(), status=handle.status_rows, stop=handle.stop)

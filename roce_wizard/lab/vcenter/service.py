@@ -113,6 +113,8 @@ async def serve(lab: Any) -> None:
     vCenter's host reboots go through the lab's own reboot (`Lab.reboot`: SSH down, the host's
     guests with it, World.reboot_host after the reboot delay), so both views see one reboot.
     """
+    if not lab.world.hosts:  # a bare-metal-only lab: nothing for a vCenter to manage, no vcsim needed
+        return
     reboots: set[asyncio.Task] = set()
 
     def on_reboot(name: str) -> None:
