@@ -20,7 +20,8 @@ from roce_wizard.textsafe import printable
 from roce_wizard.tui.board import Board
 
 RAW_LINES = 25
-KEEP_BREAK = re.compile(r"^\s|^[-*•]\s|^\d+[.)]\s|^\$")  # an indented, listed or command line starts a line
+LISTED = re.compile(r"^([-*•]|\d+[.)]|\$|Sources?:|See:)\s")  # a listed, command or sources line: a line of its own
+WRAPPED = 60  # a source line at least this long ended where the docstring was wrapped, not where its author broke it
 
 
 def command(text: str, indent: str = "    ") -> Text:
@@ -29,14 +30,22 @@ def command(text: str, indent: str = "    ") -> Text:
 
 
 def reflow(doc: str) -> str:
-    """A docstring section wrapped at ~100 columns in the source, as paragraphs the pane wraps once: lines of a
-    paragraph are joined; indented, listed and command lines keep their own line."""
+    """A docstring section wrapped at ~100 columns in the source, as paragraphs the pane wraps once. A line joins the
+    one before it when that one was cut by the wrapping (long, not ending in ':'), both are prose (not indented,
+    not listed), or it is the indented tail of a long prose line (a hanging indent, as under "Sources:").
+    Short lines, indented command lines and listed lines keep their own line."""
     out: list[str] = []
+    last = ""  # the previous source line, as written
     for line in doc.splitlines():
-        if out and out[-1] and line.strip() and not KEEP_BREAK.match(line) and not KEEP_BREAK.match(out[-1]):
+        wrapped = len(last) >= WRAPPED and not last.rstrip().endswith(":") and not last[:1].isspace()
+        prose = bool(line.strip()) and not line[:1].isspace() and not LISTED.match(line)
+        hanging = line.startswith("    ") and not line.startswith("     ")
+        if out and wrapped and (prose or hanging):
             out[-1] = f"{out[-1]} {line.strip()}"
+            last = last if hanging else line  # a hanging tail continues the prose line it hangs from
         else:
             out.append(line.rstrip())
+            last = line
     return "\n".join(out)
 
 
