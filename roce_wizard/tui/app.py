@@ -414,6 +414,8 @@ class WizardApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "export" and not self.run_dirs:
             return None
+        if action == "reboots" and type(self.screen).__name__ == "RebootScreen":
+            return False  # there already: the 80-column footer keeps the tracker's own keys instead
         return True
 
     async def action_quit(self) -> None:

@@ -70,6 +70,7 @@ def test_demo_at_80x24_fix_everything_through_both_confirmations_then_help_to_it
         second = tmux.wait_for(lambda s: "disruptive fix(es) too?" in s and len(buttons(s)) == 2,
                                "the second confirmation", 30)
         assert buttons(second) == ["Yes, include them (y)", "No, safe ones only (n)"], second
+        print(f"the second confirmation at {WIDTH}x{HEIGHT}:\n{second}")
         tmux.keys("y")
         done = tmux.wait_for(lambda s: re.search(r"(done: \d+ round|stopped: )", s) and buttons(s),
                              "fix everything", 600)
@@ -81,7 +82,9 @@ def test_demo_at_80x24_fix_everything_through_both_confirmations_then_help_to_it
         tmux.wait_for(lambda s: "Keys" in s and "where" in s, "the help", 30)
         tmux.keys("End")
         end = tmux.wait_for(lambda s: "End of the keys. Escape or ? closes this help." in s, "the help's last line", 30)
-        assert "Escape" in end.splitlines()[-1], end  # the help's own footer: its keys, not the main screen's
+        footer = end.rstrip("\n").splitlines()[-1]
+        assert "Close" in footer and "Fix all" not in footer, end  # the help's own footer: its keys only
+        print(f"help at its end:\n{end}")
         tmux.keys("Escape")
         tmux.wait_for(lambda s: "End of the keys" not in s, "the help to close", 30)
 

@@ -71,9 +71,9 @@ def rows_from_ledger(ledger: dict) -> list[HostRow]:
 class RebootScreen(AppKeysFirst):
     BINDINGS = [
         Binding("escape", "back", "Back"),
-        Binding("R", "reboot", "Reboot pending hosts"),
-        Binding("plus", "batch(1)", "Batch +", key_display="+"),
-        Binding("minus", "batch(-1)", "Batch -", key_display="-"),
+        Binding("R", "reboot", "Reboot"),  # short: the footer at 80 columns keeps + - r too
+        Binding("plus", "batch(1)", "Batch+", key_display="+"),
+        Binding("minus", "batch(-1)", "Batch-", key_display="-"),
         Binding("r", "refresh", "Refresh"),
     ]
 

@@ -21,7 +21,7 @@ from roce_wizard.tui.keys import AppKeysFirst
 class WelcomeScreen(AppKeysFirst):
     BINDINGS = [
         Binding("enter", "continue", "Run all checks", priority=True),
-        Binding("r", "retry", "Re-check reachability"),
+        Binding("r", "retry", "Re-check"),  # reachability (RW001): short for the 80-column footer
     ]
 
     def compose(self) -> ComposeResult:
