@@ -4,7 +4,7 @@ Runs the wizard headless on the recorded sample cluster (examples/sample-cluster
 so the pictures do not depend on ports, timing or a lab. SVG comes from Textual's save_screenshot;
 PNG from cairosvg (PyPI; needs the cairo library, present on Debian as libcairo2).
 
-    python3 scripts/screenshots.py [--size 120x36] [--out docs]
+    python3 scripts/screenshots.py [--size 80x24] [--out docs]
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ async def render(out: Path, size: tuple[int, int]) -> list[Path]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", default="120x36")
+    parser.add_argument("--size", default="80x24")  # the size the wizard promises (over SSH)
     parser.add_argument("--out", type=Path, default=REPO / "docs")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))

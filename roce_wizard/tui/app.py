@@ -78,9 +78,10 @@ class WizardApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "roce-wizard"
     BINDINGS = [
+        # the footer lists these first (tui/keys.py), in this order, so 80 columns keep them
+        Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-        Binding("question_mark", "help", "Help", key_display="?"),
         Binding("b", "reboots", "Reboots"),
         Binding("e", "export", "Export"),
     ]
@@ -377,8 +378,8 @@ class WizardApp(App[int]):
         from roce_wizard.tui.screens.welcome import WelcomeScreen  # noqa: PLC0415
 
         groups = [("everywhere", WizardApp, ()), ("welcome", WelcomeScreen, ()),
-                  ("main", MainScreen, (("1-8", "jump to a stage of the rail"),
-                                        ("arrows", "move in the grid; Tab moves between rail, grid, detail and log"))),
+                  ("main", MainScreen, ((f"1-{len(self.board.stages())}", "jump to a stage of the rail (focus to the grid)"),
+                                        ("arrows", "move in the grid; Tab: grid → detail → log → rail"))),
                   ("fix preview", FixPreviewScreen, ()), ("fix progress", FixProgressScreen, ()),
                   ("reboots", RebootScreen, ())]
         if not isinstance(self.screen, HelpScreen):
@@ -413,6 +414,8 @@ class WizardApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "export" and not self.run_dirs:
             return None
+        if action == "reboots" and type(self.screen).__name__ == "RebootScreen":
+            return False  # there already: the 80-column footer keeps the tracker's own keys instead
         return True
 
     async def action_quit(self) -> None:

@@ -87,7 +87,7 @@ async def test_fresh_cluster_to_every_stage_green_with_the_keys_on_screen(fresh_
         assert green(app), "the fresh cluster should start with failures"
 
         shown = app.screen.active_bindings["a"]  # what the footer shows, enabled
-        assert shown.enabled and shown.binding.show and shown.binding.description == "Fix all+reboot"
+        assert shown.enabled and shown.binding.show and shown.binding.description == "Fix all"
         await press("a")  # fix everything, rebooting as needed
         assert isinstance(app.screen, FixPreviewScreen)
         assert sum(p.allowed for p in app.screen.planned) > 0

@@ -97,7 +97,8 @@ def grid_cells(text: str) -> dict[tuple[str, str], str]:
     header are the grid's: the detail pane's "esx-01 · stage esxi · …" line starts with a host name too
     (under the grid when the screen is narrow), and its "·" must not be read as a cell."""
     # the grid sits between the stage rail and the detail pane, each behind a "│"
-    lines = [ln.split("│", 1)[1] if "│" in ln else ln for ln in text.splitlines()]
+    # (and the grid's own frame, "│" again, drawn since issue 17 to show where the focus is)
+    lines = [ln.split("│", 1)[1].lstrip("│") if "│" in ln else ln for ln in text.splitlines()]
     at = next((i for i, ln in enumerate(lines) if re.search(r"\bhost\b", ln) and re.search(r"\b2\d\d\b", ln)), None)
     if at is None:
         return {}

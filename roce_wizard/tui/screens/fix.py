@@ -9,7 +9,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from roce_wizard.engine.fixes import Planned, StepResult
 from roce_wizard.model import Safety
@@ -109,28 +109,31 @@ class FixPreviewScreen(ModalScreen[bool]):
         reboots = sorted({p.plan.reboot.value for p in runs if p.plan.reboot.value != "none"})
         disruptive = sum(1 for p in runs if p.plan.safety is Safety.DISRUPTIVE)
         with Vertical(id="fix-dialog", classes="dialog"):
-            yield Static(Text.assemble(("Fix ", "bold"), (self.what, "bold cyan")), classes="dialog-title")
-            if is_read_only(self.app):
-                yield Static(Text(f"{READ_ONLY}: this is what the fix would do; nothing will run", style="bold yellow"),
-                             id="read-only-note")
-            summary = Text(f"{len(runs)} fix(es), {steps} step(s) on {len(hosts)} host(s)")
-            if disruptive:
-                summary.append(f"; {disruptive} disruptive (asked again)", style="bold yellow")
-            if reboots:
-                summary.append(f"; then waits for: {', '.join(reboots)}", style="yellow")
-            if held:
-                summary.append(f"; {len(held)} held back (shown, not run)", style="dim")
-            yield Static(summary)
-            with VerticalScroll(id="fix-plan"):
+            with Vertical(classes="dialog-head"):
+                yield Static(Text.assemble(("Fix ", "bold"), (self.what, "bold cyan")), classes="dialog-title")
+                if is_read_only(self.app):
+                    yield Static(Text(f"{READ_ONLY}: this is what the fix would do; nothing will run",
+                                      style="bold yellow"), id="read-only-note")
+                summary = Text(f"{len(runs)} fix(es), {steps} step(s) on {len(hosts)} host(s)")
+                if disruptive:
+                    summary.append(f"; {disruptive} disruptive (asked again)", style="bold yellow")
+                if reboots:
+                    summary.append(f"; then waits for: {', '.join(reboots)}", style="yellow")
+                if held:
+                    summary.append(f"; {len(held)} held back (shown, not run)", style="dim")
+                yield Static(summary)
+            with VerticalScroll(id="fix-plan", classes="dialog-body"):
                 if self.note:
                     yield Static(Text(self.note + "\n", style="italic"))
                 for host in dict.fromkeys(p.plan.target for p in self.planned):
                     yield Static(Text(host, style="bold underline"))
                     for line in plan_lines([p for p in self.planned if p.plan.target == host]):
-                        yield Static(line)
+                        # a command keeps its one line (the plan scrolls sideways for a long one)
+                        yield Static(line, classes="command" if line.no_wrap else "")
             with Horizontal(classes="buttons"):
                 yield Button("Apply (y)", id="yes", variant="success", disabled=not runs or is_read_only(self.app))
                 yield Button("Cancel (n)", id="no", variant="default")
+        yield Footer()
 
     def on_mount(self) -> None:
         runs = any(p.allowed for p in self.planned) and not is_read_only(self.app)  # --replay: preview only
@@ -172,13 +175,14 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog", classes="dialog"):
-            yield Static(Text(self.title_text, style="bold yellow"), classes="dialog-title")
-            with VerticalScroll():
+            yield Static(Text(self.title_text, style="bold yellow"), classes="dialog-title dialog-head")
+            with VerticalScroll(classes="dialog-body"):
                 for line in self.body:
                     yield Static(line)
             with Horizontal(classes="buttons"):
                 yield Button(self.yes, id="yes", variant="warning")
                 yield Button(self.no, id="no", variant="default")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()  # the safe answer is the default
@@ -205,12 +209,15 @@ class FixProgressScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="progress-dialog", classes="dialog"):
-            yield Static(Text.assemble(("Fixing ", "bold"), (self.what, "bold cyan")), classes="dialog-title")
-            with VerticalScroll(id="progress-steps"):
+            yield Static(Text.assemble(("Fixing ", "bold"), (self.what, "bold cyan")),
+                         classes="dialog-title dialog-head")
+            with VerticalScroll(id="progress-steps", classes="dialog-body"):
                 yield Static(id="steps")
-            yield Static(id="progress-state")
-            with Horizontal(classes="buttons"):
-                yield Button("Close (Enter)", id="close")
+            with Vertical(classes="dialog-foot"):  # the state line ("re-verifying…", the verdict) stays in view
+                yield Static(id="progress-state")
+                with Horizontal(classes="buttons"):
+                    yield Button("Close (Enter)", id="close")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.redraw()
@@ -294,11 +301,13 @@ class FixAllScreen(ModalScreen[None]):
         gate = "safe and disruptive fixes" if self.include_disruptive else "safe fixes only"
         with Vertical(id="fix-all-dialog", classes="dialog"):
             yield Static(Text.assemble(("Fixing ", "bold"), (FIX_ALL_WHAT, "bold cyan"), f" — {gate}"),
-                         classes="dialog-title")
+                         classes="dialog-title dialog-head")
             yield RichLog(id="fix-all-log", wrap=True, markup=False, auto_scroll=True)
-            yield Static(id="fix-all-state")
-            with Horizontal(classes="buttons"):
-                yield Button("Close (Enter)", id="close")
+            with Vertical(classes="dialog-foot"):
+                yield Static(id="fix-all-state")
+                with Horizontal(classes="buttons"):
+                    yield Button("Close (Enter)", id="close")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.first_line = self.shown = len(self.app.log_lines) - 1  # from the "fix everything:" line on

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 # (where, the class whose BINDINGS are listed there, extra (key, does) rows for keys no binding names)
 KeyGroups = list[tuple[str, Any, tuple[tuple[str, str], ...]]]
@@ -34,6 +34,9 @@ def key_table(groups: KeyGroups) -> Table:
     return table
 
 
+LAST_LINE = "End of the keys. Escape or ? closes this help."
+
+
 class HelpScreen(ModalScreen[None]):
     """The keys of the groups it is given (the app names its screens: this module imports none of them)."""
 
@@ -46,13 +49,18 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-dialog", classes="dialog"):
-            yield Static(Text("Keys", style="bold"), classes="dialog-title")
-            with VerticalScroll():
+            yield Static(Text("Keys", style="bold"), classes="dialog-title dialog-head")
+            with VerticalScroll(id="help-body", classes="dialog-body"):
                 yield Static(key_table(self.groups))
                 yield Static(Text("\nCells: ✓ pass  ! warning  ✗ fail  ? could not run  - skipped (blocked or not "
                                   "applicable)  · not judged here  … running. The mouse works too: click a stage, a "
                                   "cell, a button.", style="dim"))
-            yield Static(Text("Escape closes", style="dim"))
+                yield Static(Text(LAST_LINE, style="dim"), id="help-end")
+            yield Static(Text("↑↓ PgUp PgDn Home End scroll · Escape closes", style="dim"), classes="dialog-foot")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body", VerticalScroll).focus()  # the arrow keys scroll the keys at once
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -9,7 +9,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
@@ -19,24 +18,28 @@ from roce_wizard.records.report import STYLE
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import NOT_APPLICABLE, RUNNING
+from roce_wizard.tui.keys import AppKeysFirst
 from roce_wizard.tui.readonly import BANNER, is_read_only
-from roce_wizard.tui.widgets.detail import cell_detail
+from roce_wizard.tui.widgets.detail import cell_detail, fix_commands
 
 WIDE = 120  # columns from which the detail pane sits beside the grid instead of below it
 SCOPES = {"fix_cell": "this cell", "fix_host": "this host", "fix_check": "this check", "fix_stage": "the whole stage"}
 
 
-class MainScreen(Screen):
+class MainScreen(AppKeysFirst):
+    # short descriptions: after the app's ? q b e (tui/keys.py) the footer shows these in this order
     BINDINGS = [
-        Binding("a", "fix_all", "Fix all+reboot"),  # first: the day-0 action, shown even at 80 columns
+        Binding("a", "fix_all", "Fix all"),  # first: the day-0 action (fix everything, rebooting as needed)
         Binding("f", "fix_cell", "Fix cell"),
         Binding("h", "fix_host", "Fix host"),
         Binding("c", "fix_check", "Fix check"),
         Binding("s", "fix_stage", "Fix stage"),
+        Binding("y", "copy", "Copy fix"),
         Binding("r", "rerun", "Re-check"),
         Binding("right_square_bracket", "stage(1)", "Next stage", key_display="]"),
         Binding("left_square_bracket", "stage(-1)", "Prev stage", key_display="[", show=False),
-        *[Binding(str(i), f"goto({i - 1})", f"Stage {i}", show=False) for i in range(1, 9)],
+        # one key per stage the rail can show (check_action hides those past the playbook's stages)
+        *[Binding(str(i), f"goto({i - 1})", f"Stage {i}", show=False) for i in range(1, len(Stage) + 1)],
     ]
 
     def __init__(self) -> None:
@@ -45,6 +48,7 @@ class MainScreen(Screen):
         self.shape: tuple[Stage, tuple[str, ...], tuple[str, ...]] | None = None
         self.logged = 0
         self.detail: Group = Group()
+        self.detail_of: tuple[Stage, str | None, str | None] | None = None  # the cell the detail pane shows
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -58,7 +62,9 @@ class MainScreen(Screen):
                     yield DataTable(id="grid", cursor_type="cell")
                     with VerticalScroll(id="detail-scroll"):
                         yield Static(id="detail")
-        yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True)
+        # min_width 1: lines wrap at the pane's width, so the log never scrolls sideways (its default 78
+        # made an 80-column log 2 columns too narrow and the arrows cut the first character)
+        yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=1)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -160,6 +166,12 @@ class MainScreen(Screen):
         row, code = self.selected()
         self.detail = cell_detail(self.app.board, self.stage, row, code)
         self.query_one("#detail", Static).update(self.detail)
+        grid = self.query_one("#grid", DataTable)
+        grid.border_subtitle = (f"{code} {self.app.board.checks[code].meta.slug}" if code in self.app.board.checks
+                                else row or "")
+        if self.detail_of != (self.stage, row, code):  # another cell: its verdict first, not the old scroll position
+            self.detail_of = (self.stage, row, code)
+            self.query_one("#detail-scroll", VerticalScroll).scroll_home(animate=False, immediate=True)
 
     def detail_text(self) -> str:
         """The detail pane as plain text (tests, screen readers of the log)."""
@@ -185,6 +197,18 @@ class MainScreen(Screen):
         stages = self.app.board.stages()
         if 0 <= index < len(stages):
             self.query_one("#rail", OptionList).highlighted = index
+            self.query_one("#grid", DataTable).focus()  # the stage keys lead back to the grid
+
+    def action_copy(self) -> None:
+        """The selected cell's fix commands, exactly as the preview shows them, to the terminal's clipboard."""
+        row, code = self.selected()
+        commands = fix_commands(self.app.board, self.stage, row, code) if row and code else []
+        if not commands:
+            self.notify(f"nothing to copy: {code or row or 'no cell'} has no fix commands", title="copy")
+            return
+        self.app.copy_to_clipboard("\n".join(commands) + "\n")
+        self.notify(f"copied {len(commands)} line(s) of the fix for {code} on {row} to the clipboard",
+                    title="copy", markup=False)
 
     def action_stage(self, step: int) -> None:
         stages = self.app.board.stages()
@@ -213,6 +237,8 @@ class MainScreen(Screen):
             return None if self.app.busy else True
         if action == "fix_all":
             return None if self.app.busy or not any(p.allowed for p in self.app.board.plans) else True
+        if action == "goto":
+            return len(self.app.board.stages()) > int(parameters[0])
         return True
 
     def open_fix(self, action: str) -> None:

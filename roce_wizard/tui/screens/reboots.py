@@ -13,11 +13,11 @@ from datetime import datetime
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
+from roce_wizard.tui.keys import AppKeysFirst
 
 STATE_STYLE = {"ok": "green", "pending": "yellow", "entering-maintenance": "cyan", "rebooting": "bold cyan",
                "back": "cyan", "verified": "bold green", "failed": "bold red"}
@@ -68,12 +68,12 @@ def rows_from_ledger(ledger: dict) -> list[HostRow]:
     return rows
 
 
-class RebootScreen(Screen):
+class RebootScreen(AppKeysFirst):
     BINDINGS = [
         Binding("escape", "back", "Back"),
-        Binding("R", "reboot", "Reboot pending hosts"),
-        Binding("plus", "batch(1)", "Batch +", key_display="+"),
-        Binding("minus", "batch(-1)", "Batch -", key_display="-"),
+        Binding("R", "reboot", "Reboot"),  # short: the footer at 80 columns keeps + - r too
+        Binding("plus", "batch(1)", "Batch+", key_display="+"),
+        Binding("minus", "batch(-1)", "Batch-", key_display="-"),
         Binding("r", "refresh", "Refresh"),
     ]
 

@@ -8,7 +8,6 @@ from collections import Counter
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from roce_wizard.model import Status
@@ -16,18 +15,20 @@ from roce_wizard.records.report import STYLE
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import Progress
+from roce_wizard.tui.keys import AppKeysFirst
 
 
-class WelcomeScreen(Screen):
+class WelcomeScreen(AppKeysFirst):
     BINDINGS = [
         Binding("enter", "continue", "Run all checks", priority=True),
-        Binding("r", "retry", "Re-check reachability"),
+        Binding("r", "retry", "Re-check"),  # reachability (RW001): short for the 80-column footer
     ]
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="welcome-intro")
         yield DataTable(id="targets", cursor_type="row", zebra_stripes=True)
+        yield Static(id="welcome-reason")  # the highlighted target's whole answer, wrapped (the cell is cut)
         yield Static(id="welcome-status")
         yield Footer()
 
@@ -63,6 +64,7 @@ class WelcomeScreen(Screen):
         # a DataTable drawn between add_row and its idle-time width update keeps lines of the old widths in its
         # render caches (Textual 8): drop them once the widths are in
         table.call_after_refresh(table.notify_style_update)
+        self.show_reason()
         status = self.query_one("#welcome-status", Static)
         if app.busy == "preflight":
             status.update(Text("Checking reachability…", style="bold"))
@@ -73,6 +75,23 @@ class WelcomeScreen(Screen):
             line.append("Enter runs every check" + (" (unreachable targets show as such; the rest go on)." if bad
                                                     else "."), style="")
             status.update(line)
+
+    def show_reason(self) -> None:
+        table = self.query_one("#targets", DataTable)
+        targets = self.app.connection.setup.targets
+        preflight = self.app.preflight
+        if not targets or preflight is None:
+            self.query_one("#welcome-reason", Static).update("")
+            return
+        name = targets[min(table.cursor_row, len(targets) - 1)].name
+        finding = next((f for f in preflight.findings if f.check == "RW001" and f.target == name), None)
+        reason = Text(f"{name}: ", style="bold")
+        if finding is not None:
+            reason.append(f"{finding.status.symbol} {printable(finding.summary)}", style=STYLE[finding.status])
+        self.query_one("#welcome-reason", Static).update(reason)
+
+    def on_data_table_row_highlighted(self, _: DataTable.RowHighlighted) -> None:
+        self.show_reason()
 
     def reach_cell(self, name: str, finding) -> Text:  # noqa: ANN001
         progress = self.app.board.progress.get(name)
