@@ -8,8 +8,7 @@ It knows no check code.
 
 - Pairs: consecutive guest (or bare-metal) nodes in inventory order, (1,2), (3,4)…, an odd last node
   paired with the one before it; or `policy.validate_pairs` ("a:b,c:d"). The first node of a pair
-  sends (perftest clients, MPI rank 0), the second receives (perftest servers, the incast target):
-  findings name the receiving node as their target and the pair as their subject.
+  sends (perftest clients, MPI rank 0), the second receives (perftest servers, the incast target).
 - Both ends use the RDMA device and the RoCE v2 IPv4 GID index each node's own facts show (the
   facts RW402/RW407 judge); the client is given the server's RoCE IP. A value read from a node that
   fails its pattern (shell characters) stops the pair before anything runs.
@@ -18,7 +17,19 @@ It knows no check code.
   own probes a pair probe needs run through gather's probe runner, and checks are judged by judge's
   `evaluate_check` — one engine, one way of asking and judging.
 - A validate finding that is not a pass is blocked by (and names) the root cause when something an
-  earlier stage judged on either node, its ESXi host, its VM or its switch is broken.
+  earlier stage judged on either node, its ESXi host, its VM, BMC, switch or the vCenter is broken.
+
+Whose finding it is — one rule, here (`pair_roots`, `blocked`, checklib.pairs.at_fault):
+  1. a blocked finding is reported on the node whose root cause blocks it: per node, in pair order
+     (sender, receiver), the worst broken finding of its own, its VM's, host's, BMC's, switch's or the
+     vCenter's; the first node that has one gets the finding, blocked by that root, and the other node's
+     root is named in the summary. The roots are the pair's, not the check's: every RW60x of the pair is
+     blocked by the same root on the same node. With no earlier root, a check that depends on a validate
+     check that failed on the pair is blocked by it, on the node that check named.
+  2. a measured failure is reported on the node at fault when the check can tell (its check calls
+     `at_fault`: a sender's wrong traffic class -> the sender, a receiver that drops -> the receiver, a
+     node lacking a device or GID -> that node); otherwise on the receiver (the facts' target).
+  3. the pair is every finding's subject.
 """
 
 from __future__ import annotations
