@@ -38,7 +38,7 @@ Fix safety
 """
 
 from roce_wizard.checklib.findings import bad, good, skip
-from roce_wizard.checklib.pairs import cannot_measure, failed_run, no_result_yet, run_evidence
+from roce_wizard.checklib.pairs import at_fault, cannot_measure, failed_run, no_result_yet, run_evidence, slower_link
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -89,10 +89,14 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         return [good(CHECK, facts, f"{avg:.1f} Gb/s average at large messages{where} ({avg / link:.0%} of {link:g} Gb/s, "
                      f"MTU {pt.get('mtu')}, GID index {pt.get('gid_index')})", observed=round(avg, 2), expected=expected,
                      evidence=run_evidence(run), details=details)]
-    return [bad(CHECK, facts, f"only {avg:.1f} Gb/s average at large messages{where}: {avg / link:.0%} of the "
-                f"{link:g} Gb/s link (MTU {pt.get('mtu')})", observed=round(avg, 2), expected=expected,
+    slow = slower_link(pair)  # a node whose link trained slower than its peer's is the first suspect; else the receiver
+    if slow:
+        details["slower_link"] = slow
+    return [at_fault(bad(CHECK, facts, f"only {avg:.1f} Gb/s average at large messages{where}: {avg / link:.0%} of the "
+                f"{link:g} Gb/s link (MTU {pt.get('mtu')})" + (f"; {slow}'s link is the slower" if slow else ""),
+                observed=round(avg, 2), expected=expected,
                 evidence=run_evidence(run), details=details,
                 fix=("look for what caps the path: `ibv_devinfo | grep active_mtu` (4096 expected; 1024 means this node's "
                      "own netdev MTU is below 4200), the switch ports' MTU (RW504: a small switch hop drops 4 KB "
                      "frames without lowering active_mtu), `lspci -vvv -s <pci> | grep LnkSta` (the card's PCIe speed/width), "
-                     "`ethtool <netdev> | grep Speed`, a VF rate limit on the host"))]
+                     "`ethtool <netdev> | grep Speed`, a VF rate limit on the host")), slow)]

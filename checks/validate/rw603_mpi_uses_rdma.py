@@ -37,6 +37,7 @@ Fix safety
 """
 
 from roce_wizard.checklib.findings import bad, good, skip
+from roce_wizard.checklib.pairs import at_fault, lacking
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -96,9 +97,10 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     pair = facts.get("validate_pair") or {}
     mpi = facts.get("validate_mpi")
     if pair and mpi is None:
-        return [bad(CHECK, facts, f"cannot run MPI over {pair.get('pair')}: a node has no RoCE IPv4",
-                    observed=[p for n in pair.get("nodes", []) for p in n.get("problems", [])],
-                    expected="both nodes reachable on their RoCE IPs", fix="give each RoCE netdev its IPv4 (RW406)")]
+        return [at_fault(bad(CHECK, facts, f"cannot run MPI over {pair.get('pair')}: a node has no RoCE IPv4",
+                             observed=[p for n in pair.get("nodes", []) for p in n.get("problems", [])],
+                             expected="both nodes reachable on their RoCE IPs",
+                             fix="give each RoCE netdev its IPv4 (RW406)"), lacking(pair))]
     log = facts.get("openmpi_ucx_log") if pair else facts.need("openmpi_ucx_log")
     osu = facts.get("osu") or (log or {}).get("osu")
     rows: list[list] = []

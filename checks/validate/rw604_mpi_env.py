@@ -48,7 +48,7 @@ import re
 
 from roce_wizard.checklib.findings import bad, good
 from roce_wizard.checklib.nccl import nccl_environment
-from roce_wizard.checklib.pairs import mpi_environment, mpirun_line, perftest_tclass
+from roce_wizard.checklib.pairs import at_fault, lacking, mpi_environment, mpirun_line, perftest_tclass
 from roce_wizard.model import Check, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
 
 CHECK = Check(
@@ -118,9 +118,10 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                "table": {"columns": ["node", *envs[names[0]].keys()],
                          "rows": [[n, *envs[n].values()] for n in names]}}
     if problems:
-        return [bad(CHECK, facts, "cannot give jobs a working UCX environment: " + "; ".join(problems),
-                    observed=problems, expected="an RDMA device and a RoCE v2 IPv4 GID on every node",
-                    details=details, fix="fix the node first: RW402 (device), RW406/RW407 (RoCE v2 IPv4 GID)")]
+        return [at_fault(bad(CHECK, facts, "cannot give jobs a working UCX environment: " + "; ".join(problems),
+                             observed=problems, expected="an RDMA device and a RoCE v2 IPv4 GID on every node",
+                             details=details, fix="fix the node first: RW402 (device), RW406/RW407 (RoCE v2 IPv4 GID)"),
+                         lacking(pair))]
     configs = facts.get("ucx_config") or {}
     findings = []
     for n in names:
@@ -130,8 +131,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                     observed=wrong, expected=envs[n], details=details,
                     fix=(f"on {n}: remove or correct these lines in /etc/ucx/ucx.conf (or the module "
                          f"file / profile that sets them); jobs should carry: {line}"))
-            f.target = n  # the node whose configuration contradicts
-            findings.append(f)
+            findings.append(at_fault(f, n))  # the node whose configuration contradicts
     if findings:
         return findings
     gids = {n: envs[n].get("UCX_IB_GID_INDEX") for n in names}

@@ -42,7 +42,7 @@ Fix safety
 """
 
 from roce_wizard.checklib.findings import bad, good, skip
-from roce_wizard.checklib.pairs import cannot_measure
+from roce_wizard.checklib.pairs import at_fault, cannot_measure
 from roce_wizard.checklib.traffic import (
     MIN_BYTES,
     ON_PRIORITY,
@@ -50,7 +50,6 @@ from roce_wizard.checklib.traffic import (
     by_priority,
     has_priorities,
     legs,
-    on_node,
     runs,
     total,
 )
@@ -134,7 +133,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         whose = ("its packets left on the wrong priority: the traffic class it sends with, or its DSCP→priority map"
                  if at.direction == "tx" else
                  "they arrived on another priority: its port's DSCP map, or the switch re-marked them on the way")
-        return [on_node(bad(CHECK, facts, f"RoCE not on the lossless priority: {at.text(p)} — {_lossy(q, policy)}; "
+        return [at_fault(bad(CHECK, facts, f"RoCE not on the lossless priority: {at.text(p)} — {_lossy(q, policy)}; "
                             f"{whose}", observed=[g.text(p) for g in wrong], expected=expected, details=details,
                             evidence=evidence,
                             fix=(f"on {at.node}: " + (

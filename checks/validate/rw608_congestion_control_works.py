@@ -42,8 +42,8 @@ Fix safety
 """
 
 from roce_wizard.checklib.findings import bad, good, skip
-from roce_wizard.checklib.pairs import cannot_measure
-from roce_wizard.checklib.traffic import COLUMNS, congestion, on_node
+from roce_wizard.checklib.pairs import at_fault, cannot_measure
+from roce_wizard.checklib.traffic import COLUMNS, congestion
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Stage, TargetKind
 
 CHECK = Check(
@@ -141,7 +141,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                  "PFC headroom on the switch port and the host (RW605/RW606)")
     if still is not None:
         node, summary, fix = still
-        return [on_node(bad(CHECK, facts, summary, observed=rows, expected=expected, details=details,
+        return [at_fault(bad(CHECK, facts, summary, observed=rows, expected=expected, details=details,
                             evidence=evidence, fix=fix), node)]
     return [good(CHECK, facts, f"under incast {where}: {c.marked} ECN-marked packets on {receiver}, {c.cnp_sent} "
                  f"CNPs sent, {c.cnp_handled} handled by {sender}, {c.pauses_p} pauses on priority {p}, no drops",

@@ -30,7 +30,7 @@ Fix safety
 """
 
 from roce_wizard.checklib.findings import bad, good, skip
-from roce_wizard.checklib.pairs import cannot_measure
+from roce_wizard.checklib.pairs import at_fault, cannot_measure
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, Severity, Stage, Status, TargetKind
 from roce_wizard.probes.pairs_nccl import NCCL_ALLREDUCE
 
@@ -70,9 +70,7 @@ def _judge_log(facts: Facts, log: dict, run: dict | None, target: str | None) ->
         f = bad(CHECK, facts, f"NCCL fell back to NET/Socket on {', '.join(socket)} ({shown}): TCP, not RoCE",
                 observed={"net_by_host": by_host, "devices": log.get("devices")}, expected=EXPECTED, fix=FIX,
                 evidence=ev)
-        if target and socket[0] != "all ranks" and target in socket:
-            f.target = target
-        return f
+        return at_fault(f, target if target and socket[0] != "all ranks" and target in socket else None)
     if log.get("failures") or (run and run.get("exit_status") not in (0, None)) or log.get("net") != "IB":
         what = "; ".join(log.get("failures") or log.get("warnings") or []) or (
             f"exit status {(run or {}).get('exit_status')}" if run else "the log names no network")

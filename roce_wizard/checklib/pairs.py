@@ -71,9 +71,30 @@ def cannot_measure(check: Check, facts: Facts, pair: dict) -> Finding | None:
             observed=problems, expected="an RDMA device, an IPv4 and a RoCE v2 GID on both nodes",
             evidence=[Evidence(probe="show_gids"), Evidence(probe="ibv_devinfo")],
             fix="fix the node first: RW402 (RDMA device), RW406 (RoCE IPv4), RW407 (RoCE v2 GID)")
-    # the node that lacks it is the one at fault (the sender's missing GID is not the receiver's)
-    f.target = next((n["node"] for n in pair.get("nodes", []) if n.get("problems") and n.get("node")), f.target)
+    return at_fault(f, lacking(pair))  # the sender's missing GID is not the receiver's
+
+
+def at_fault(f: Finding, node: str | None) -> Finding:
+    """Report a pair finding on the node whose fault it is, when the check can tell (engine/pairs.py, rule 2: a
+    sender's wrong traffic class is the sender's, a receiver that drops is the receiver's). None leaves the
+    engine's default, the receiving node; the pair stays the finding's subject."""
+    if node:
+        f.target = node
     return f
+
+
+def lacking(pair: dict) -> str | None:
+    """The first node (in pair order: sender, receiver) that lacks an RDMA device, an IPv4 or a RoCE v2 GID."""
+    return next((n["node"] for n in pair.get("nodes", []) if n.get("problems") and n.get("node")), None)
+
+
+def slower_link(pair: dict) -> str | None:
+    """The node whose link is slower than the other's (both rates read and differing): what caps a pair's
+    bandwidth first. None when the rates agree or one is unknown."""
+    speeds = [(n.get("speed_gbps"), n.get("node")) for n in pair.get("nodes", [])]
+    if len(speeds) != 2 or not all(s for s, _ in speeds) or speeds[0][0] == speeds[1][0]:
+        return None
+    return min(speeds, key=lambda s: s[0])[1]
 
 
 def run_evidence(run: dict | None, probe: str = "perftest") -> list[Evidence]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from roce_wizard.model import Facts, Finding
+from roce_wizard.model import Facts
 
 PREFIX = "validate_traffic_"
 MIN_BYTES = 1 << 20  # less RoCE than this in one direction is not judged (a latency test's few KB, ACKs)
@@ -85,13 +85,6 @@ def blame(legs_wrong: list[Leg]) -> Leg:
     """The leg whose node is at fault: a sender's packets leaving on the wrong priority is the sender's (its
     traffic class / mapping); else the node that counted them arriving elsewhere (its port, its mapping, the path)."""
     return next((g for g in legs_wrong if g.direction == "tx"), legs_wrong[0])
-
-
-def on_node(f: Finding, node: str | None) -> Finding:
-    """A pair finding names the node whose fault it is (the engine's default is the receiver)."""
-    if node:
-        f.target = node
-    return f
 
 
 # ---------------------------------------------------------------------------- congestion (RW608)

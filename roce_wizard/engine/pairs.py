@@ -8,8 +8,7 @@ It knows no check code.
 
 - Pairs: consecutive guest (or bare-metal) nodes in inventory order, (1,2), (3,4)…, an odd last node
   paired with the one before it; or `policy.validate_pairs` ("a:b,c:d"). The first node of a pair
-  sends (perftest clients, MPI rank 0), the second receives (perftest servers, the incast target):
-  findings name the receiving node as their target and the pair as their subject.
+  sends (perftest clients, MPI rank 0), the second receives (perftest servers, the incast target).
 - Both ends use the RDMA device and the RoCE v2 IPv4 GID index each node's own facts show (the
   facts RW402/RW407 judge); the client is given the server's RoCE IP. A value read from a node that
   fails its pattern (shell characters) stops the pair before anything runs.
@@ -18,7 +17,19 @@ It knows no check code.
   own probes a pair probe needs run through gather's probe runner, and checks are judged by judge's
   `evaluate_check` — one engine, one way of asking and judging.
 - A validate finding that is not a pass is blocked by (and names) the root cause when something an
-  earlier stage judged on either node, its ESXi host, its VM or its switch is broken.
+  earlier stage judged on either node, its ESXi host, its VM, BMC, switch or the vCenter is broken.
+
+Whose finding it is — one rule, here (`pair_roots`, `blocked`, checklib.pairs.at_fault):
+  1. a blocked finding is reported on the node whose root cause blocks it: per node, in pair order
+     (sender, receiver), the worst broken finding of its own, its VM's, host's, BMC's, switch's or the
+     vCenter's; the first node that has one gets the finding, blocked by that root, and the other node's
+     root is named in the summary. The roots are the pair's, not the check's: every RW60x of the pair is
+     blocked by the same root on the same node. With no earlier root, a check that depends on a validate
+     check that failed on the pair is blocked by it, on the node that check named.
+  2. a measured failure is reported on the node at fault when the check can tell (its check calls
+     `at_fault`: a sender's wrong traffic class -> the sender, a receiver that drops -> the receiver, a
+     node lacking a device or GID -> that node); otherwise on the receiver (the facts' target).
+  3. the pair is every finding's subject.
 """
 
 from __future__ import annotations
@@ -218,43 +229,70 @@ def _root_of(f: Finding) -> tuple[str, str]:
     return f.blocked_by if f.blocked_by else (f.check, f.target)
 
 
+Root = tuple[str, tuple[str, str]]  # (the pair's node it explains, (check, target) of the root cause)
+
+
+def pair_roots(pair: Pair, runs: Sequence[NodeRun], own: Mapping[str, tuple[str, str]] | None = None) -> list[Root]:
+    """Per node of the pair, in pair order (sender, receiver), what broke first for it: `own` (a node the
+    stage could not reach itself), else the worst broken finding an earlier stage judged on the node, its VM,
+    ESXi host, BMC, cabled switch or the vCenter (fail before error before warn, the node's own before its
+    host's). A root both nodes share (their switch, the vCenter) is named once, for the first node. The same
+    list for every check of the pair: a pair is blocked by one root, reported on one node."""
+    targets = {r.target.name: r.target for r in runs}
+    earlier = [f for r in runs for f in r.findings]
+    rank = {Status.FAIL: 0, Status.ERROR: 1, Status.WARN: 2}
+    out: list[Root] = []
+    for node in (pair.sender, pair.receiver):
+        root = (own or {}).get(node.name)
+        if root is None:
+            related = _related(node, targets)
+            broken = sorted((g for g in earlier if g.target in related and g.status in rank),
+                            key=lambda g: (rank[g.status], related.index(g.target)))
+            root = _root_of(broken[0]) if broken else None
+        if root is not None and root not in (r for _, r in out):
+            out.append((node.name, root))
+    return out
+
+
+def blocked(f: Finding, roots: Sequence[Root]) -> Finding:
+    """Rule 1: `f` skipped, blocked by the first root, reported on the node that root explains; a second
+    root (the other node's) is named in the summary."""
+    node, root = roots[0]
+    f.status, f.blocked_by, f.fix, f.target = Status.SKIP, root, None, node
+    f.summary = f"blocked by {root[0]} on {root[1]}" if len(roots) == 1 else "blocked by " + " and ".join(
+        f"{r[0]} on {r[1]} ({name})" for name, r in roots)
+    return f
+
+
 def block_on_root_causes(findings: list[Finding], pairs: dict[str, Pair], runs: Sequence[NodeRun],
                          checks: dict[str, LoadedCheck]) -> None:
-    """A validate finding that is not a pass is blocked by what broke first: a failing finding of an
-    earlier stage on the pair's nodes (their VM, host, switch; the receiver first), else a validate
-    check it depends on that failed on the same pair (RW605 on RW601).
+    """A validate finding that is not a pass is blocked by what broke first (`pair_roots`: either node's
+    broken earlier finding, in pair order), else by a validate check it depends on that failed on the same
+    pair (RW605 on RW601), and reported on the node of that root (`blocked`).
 
     Not the engine's resolve_root_causes: that one follows each check's `depends_on` on one target; a
     measurement crosses the whole path, so ANY broken finding on either node, its VM, host, BMC, cabled
     switch or the vCenter explains it (a switch's missing PFC collapses the incast)."""
-    targets = {r.target.name: r.target for r in runs}
-    earlier = [f for r in runs for f in r.findings]
-    rank = {Status.FAIL: 0, Status.ERROR: 1, Status.WARN: 2}
     own = {(f.check, f.subject): f for f in findings}
+    roots_of = {name: pair_roots(pair, runs) for name, pair in pairs.items()}
     for f in findings:
         if f.status not in (Status.FAIL, Status.ERROR, Status.WARN) or f.blocked_by is not None:
             continue  # a pass, or a skip that says n/a
         pair = pairs.get(f.subject or "")
         if pair is None:
             continue
-        root = None
-        for node in (pair.receiver, pair.sender):
-            related = _related(node, targets)
-            broken = sorted((g for g in earlier if g.target in related and g.status in rank),
-                            key=lambda g: (rank[g.status], related.index(g.target)))
-            if broken:
-                root = _root_of(broken[0])
-                break
-        if root is None:
+        roots = roots_of[pair.name]
+        if not roots:
             for dep in checks[f.check].meta.depends_on if f.check in checks else ():
                 upstream = own.get((dep, f.subject))
                 if upstream is not None and upstream.status in (Status.FAIL, Status.ERROR):
-                    root = _root_of(upstream)
+                    # a measured failure: its check named the node at fault (rule 2)
+                    at = upstream.target if upstream.target in (pair.sender.name, pair.receiver.name) else f.target
+                    roots = [(at, _root_of(upstream))]
                     break
-        if root is not None and root != (f.check, f.target):
+        if roots and roots[0][1] != (f.check, f.target):
             f.details["unjudged"] = f"{f.status.value}: {f.summary}"
-            f.status, f.blocked_by, f.fix = Status.SKIP, root, None
-            f.summary = f"blocked by {root[0]} on {root[1]}"
+            blocked(f, roots)
 
 
 # ---------------------------------------------------------------------------- the stage
@@ -286,12 +324,12 @@ async def run_pairs(
     findings: list[Finding] = []
     for pair in pairs:
         nodes: list[Node] = []
-        blocked = None
+        unreachable: dict[str, tuple[str, str]] = {}
         for t in (pair.sender, pair.receiver):
             run = by_name[t.name]
             problems: list[str] = []
             if not (run.facts.data.get("connection") or {}).get("ok"):
-                blocked = ("RW001", t.name)
+                unreachable[t.name] = ("RW001", t.name)
                 nodes.append(Node(t, run.facts))
                 continue
             try:
@@ -300,13 +338,14 @@ async def run_pairs(
                     if t.kind in probe.kinds and probe.name not in run.facts.data and probe.name not in run.facts.failures:
                         await _run_probe(probe, t, session, run.facts, command_timeout, runlog, emit)
             except TransportError as exc:
-                blocked = ("RW001", t.name)
+                unreachable[t.name] = ("RW001", t.name)
                 problems.append(f"unreachable: {exc.message}")
             described = describe_node(t, run.facts)
             described.problems = problems + described.problems
             nodes.append(described)
-        if blocked is not None:
-            findings += _pair_findings(codes, pair, Status.SKIP, f"blocked by RW001 on {blocked[1]}", blocked_by=blocked)
+        if unreachable:
+            roots = pair_roots(pair, runs, own=unreachable)
+            findings += [blocked(f, roots) for f in _pair_findings(codes, pair, Status.SKIP, "")]
             continue
         measured = PairNodes(pair, *nodes, targets=every)
         refused = [why for n in nodes if (why := unsafe_value(n))]

@@ -219,11 +219,16 @@ def test_compute03_has_no_rdma_device_and_names_the_root_cause_once(run):
     assert run.statuses("compute-03", "RW401") == {Status.PASS}
     assert {c: s for c, s in run.not_passing("compute-03").items() if c != "RW409" and not c.startswith("RW6")} == {
         c: {Status.SKIP} for c in ("RW402", "RW403", "RW404", "RW405", "RW406", "RW407", "RW408", "RW410", "RW411")}
-    # its pair's measurements are reported on compute-03 (the node without a device: the fault is its own)
-    # and blocked by the same root
-    measured = [f for f in run.on("compute-03") if f.check.startswith("RW6")]
-    assert measured and all(f.status is Status.SKIP and f.blocked_by for f in measured), [
-        (f.check, f.status, f.blocked_by) for f in measured]
+    # its pair's measurements, every one of them, are reported on compute-03 and blocked by that same root (one
+    # node, one root, the same for every RW60x); compute-04's own root (RW405, MTU 1500) is named beside it
+    pair = "compute-03<->compute-04"
+    measured = [f for f in run.report.findings if f.subject == pair]
+    assert {f.check for f in measured} == {f"RW6{n:02d}" for n in range(1, 11)}
+    assert [(f.check, f.target, f.status, f.blocked_by) for f in measured] == [
+        (f.check, "compute-03", Status.SKIP, root) for f in measured]
+    assert {f.summary for f in measured} == {
+        "blocked by RW206 on esx-03 (compute-03) and RW405 on compute-04 (compute-04)"}
+    assert all(f.fix is None for f in measured)
 
 
 def test_esx04_is_unreachable_and_everything_else_on_it_is_blocked(run):
@@ -290,9 +295,11 @@ def test_the_validate_stage_measures_compute01_to_compute02(run):
     assert mine["RW606"].status is Status.SKIP and "VF" in mine["RW606"].summary
     assert mine["RW609"].status is Status.SKIP and "roce.switch_ports" in mine["RW609"].summary
     assert mine["RW610"].status is Status.SKIP and "not on both nodes" in mine["RW610"].summary
-    # the second pair cannot be measured: compute-03 has no RDMA device; blocked by a root cause, never a failure
-    other = [f for f in run.on("compute-04") if f.subject == "compute-03<->compute-04"]
+    # the second pair cannot be measured: compute-03 has no RDMA device; blocked by a root cause, never a failure,
+    # and reported on the node whose root it is (compute-03, the first in pair order), not split across the pair
+    other = [f for f in run.report.findings if f.subject == "compute-03<->compute-04"]
     assert other and all(f.status is Status.SKIP and f.blocked_by for f in other)
+    assert {f.target for f in other} == {"compute-03"}
 
 
 # ------------------------------------------------------------------------------ the README command
