@@ -40,6 +40,7 @@ from roce_wizard.model import Safety, Status
 from roce_wizard.records.ledger import build_ledger
 from roce_wizard.records.report import summary_line, to_json_dict
 from roce_wizard.records.runlog import RunLog
+from roce_wizard.records.wording import plural
 from roce_wizard.session import Setup, live_transports, load_setup
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
@@ -170,7 +171,7 @@ class WizardApp(App[int]):
                                                  final=False))
             runnable = sum(1 for p in current.planned if p.allowed)
             if runnable:
-                self.log_line(f"round {current.number}: applying {runnable} fix(es)", "bold")
+                self.log_line(f"round {current.number}: applying {plural(runnable, 'fix')}", "bold")
             for error in current.errors:
                 self.post_message(msg.WorkFailed(f"round {current.number}", error))
         elif isinstance(event, VmsStillOff):  # a VM this tool powered off could not come back
@@ -246,7 +247,7 @@ class WizardApp(App[int]):
             self.post_message(msg.ChecksFinished(last, "fix everything", self.read_ledger()))
         steps = [s for run_ in outcome.applied for s in run_.results]
         failed = [s for s in steps if not s.ok] + [o for r in rounds for o in r.rebooted.values() if not o.ok]
-        lines = [f"{len(rounds)} round(s), {sum(1 for s in steps if s.ok)} step(s) applied"
+        lines = [f"{plural(len(rounds), 'round')}, {plural(sum(1 for s in steps if s.ok), 'step')} applied"
                  + (f", {len(failed)} failed" if failed else "")]
         if outcome.reboots:
             lines.append("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(outcome.reboots.items())))
@@ -269,7 +270,7 @@ class WizardApp(App[int]):
         self.board.running = set(message.targets)
         for name in message.targets:
             self.board.progress[name] = TargetProgress()
-        self.log_line(f"{message.purpose}: {len(message.targets)} target(s)…", "bold")
+        self.log_line(f"{message.purpose}: {plural(len(message.targets), 'target')}…", "bold")
         self.refresh_bindings()
 
     def on_target_connected(self, message: msg.TargetConnected) -> None:
@@ -348,7 +349,7 @@ class WizardApp(App[int]):
         self.tell_screens(lambda: msg.FixFinished(run))
 
     def on_reboot_progress(self, message: msg.RebootProgress) -> None:
-        self.log_line(f"{message.host}: {message.state} {message.note}", "cyan")
+        self.log_line(f"{message.host}: {message.state} — {message.note}", "cyan")
         self.tell_screens(lambda: msg.RebootProgress(message.host, message.state, message.note))
 
     def on_reboots_finished(self, message: msg.RebootsFinished) -> None:
