@@ -84,9 +84,13 @@ def _stage_order(report: RunReport) -> list[Stage]:
 
 
 def render_terminal(report: RunReport, console: Console, verbose: bool = False,
-                    changes: list[dict[str, Any]] | None = None) -> None:
+                    changes: list[dict[str, Any]] | None = None, quiet: bool = False) -> None:
+    """`quiet` (doctor --quiet): only the findings that did not pass, and the summary; a healthy run prints
+    its summary line alone."""
     grouped: dict[Stage, dict[str, list[Finding]]] = defaultdict(lambda: defaultdict(list))
     for f in report.findings:
+        if quiet and (f.status is Status.PASS or _not_applicable(f)):
+            continue
         grouped[report.stage_of.get(f.check, Stage.PREFLIGHT)][f.target].append(f)
     hidden = 0
     for stage in _stage_order(report):
@@ -131,11 +135,11 @@ def render_terminal(report: RunReport, console: Console, verbose: bool = False,
         for sentence in fabric:
             console.print(Text(printable(f"  {sentence}")), soft_wrap=True)
         console.print()
-    if hidden:
+    if hidden and not quiet:
         console.print(Text(f"({hidden} checks not applicable here are not shown; -v shows them)", style="dim"))
     style = "bold red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "bold green"
     console.print(Text(summary_line(report), style=style), soft_wrap=True)
-    if report.run_dir:
+    if report.run_dir and not (quiet and not any(fs for targets in grouped.values() for fs in targets.values())):
         console.print(Text(f"run log: {report.run_dir}", style="dim"))
 
 
