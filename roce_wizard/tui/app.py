@@ -392,23 +392,34 @@ class WizardApp(App[int]):
             self.push_screen(RebootScreen())
 
     def action_export(self) -> None:
-        """The support bundle (roce_wizard.records.bundle) of the last run, written to the current directory."""
+        """The support bundle (roce_wizard.records.bundle) of the last run, written to the current directory;
+        the dialog asks whether to anonymize it (as `export --anonymize`)."""
+        from roce_wizard.tui.screens.export import ExportScreen  # noqa: PLC0415
+
         if not self.run_dirs:
             self.notify("nothing has run yet", title="export")
             return
-        self.export_bundle(self.run_dirs[-1])
+        run_dir = self.run_dirs[-1]
+
+        def chosen(anonymize: bool | None) -> None:
+            if anonymize is not None:
+                self.export_bundle(run_dir, anonymize=anonymize)
+
+        if not isinstance(self.screen, ExportScreen):
+            self.push_screen(ExportScreen(run_dir.name), chosen)
 
     @work(thread=True, group="export", name="export")
-    def export_bundle(self, run_dir: Path) -> None:
+    def export_bundle(self, run_dir: Path, anonymize: bool = False) -> None:
         from roce_wizard.records import bundle  # noqa: PLC0415 - read only on export
 
         try:
-            built = bundle.build_bundle(run_dir, inventory_path=self.connection.inventory)
+            built = bundle.build_bundle(run_dir, inventory_path=self.connection.inventory, anonymize=anonymize)
             path = built.write(Path.cwd() / built.default_name())
         except Exception as exc:  # noqa: BLE001
             self.post_message(msg.WorkFailed("export", f"{type(exc).__name__}: {exc}"))
             return
-        self.call_from_thread(self.log_line, f"export: wrote the support bundle {path}", "bold")
+        self.call_from_thread(self.log_line, f"export: wrote the support bundle {path}"
+                              + (" (anonymized)" if anonymize else ""), "bold")
         self.call_from_thread(self.notify, str(path), title="support bundle written")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
