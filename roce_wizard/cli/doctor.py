@@ -123,7 +123,7 @@ def _next_step(console: Any, report: Any, setup: Any, *, inventory: Path | None,
     planned = plan_fixes(report, setup.policy, {Safety.SAFE, Safety.DISRUPTIVE})[0] if inventory is not None else []
     command = fix_command(inventory, playbook, select_=split_list(select_), skip=split_list(skip),
                           stage=split_list(stage), host=host or [], checks_dir=checks_dir or [])
-    for line in doctor_lines(leftover(report.findings, planned), command):
+    for line in doctor_lines(leftover(report, planned), command):
         console.print(Text(line), soft_wrap=True)
 
 

@@ -239,7 +239,7 @@ def _left(console: Console, outcome: Any, allow: set[Any], allow_disruptive: boo
     if last is None:
         return
     applied = {(r.target, r.check) for run in outcome.applied for r in run.results if r.ok}
-    lines = fix_lines(leftover(last.report.findings, last.planned, applied=applied, allow=allow),
+    lines = fix_lines(leftover(last.report, last.planned, applied=applied, allow=allow),
                       allow_disruptive=allow_disruptive)
     if lines:
         preview = not outcome.applied and last.planned

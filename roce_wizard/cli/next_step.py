@@ -39,7 +39,7 @@ class Leftover:
     disruptive: list[Any] = field(default_factory=list)  # Planned that needs --allow-disruptive
     waiting: list[Any] = field(default_factory=list)  # Planned that waits for another fix first
     manual: list[Any] = field(default_factory=list)  # Planned shown, never run (manual, or no step)
-    by_hand: list[Any] = field(default_factory=list)  # failing findings no check can plan a fix for
+    by_hand: list[Any] = field(default_factory=list)  # failing findings no plan covers
     problems: dict[tuple[str, str], int] = field(default_factory=dict)  # (target, check) -> failing findings
     blocked: dict[tuple[str, str], int] = field(default_factory=dict)  # root (check, target) -> blocked findings
     unreachable: list[tuple[str, str]] = field(default_factory=list)  # (target, why)
@@ -50,15 +50,20 @@ class Leftover:
         return sum(self.problems.get((p.target.name, p.plan.check), 0) for p in planned)
 
 
-def leftover(findings: Sequence[Any], planned: Sequence[Any], *, applied: set[tuple[str, str]] = frozenset(),
+def leftover(report: Any, planned: Sequence[Any], *, applied: Iterable[tuple[str, str]] = (),
              allow: set[Any] | None = None) -> Leftover:
-    """Sort `findings` (a run's) by what can happen to them: the plans for them by safety, the failures
-    without a plan, the findings blocked by a root cause, the targets that could not be reached.
-    `applied`: (target, check) a fix run already applied (not left). `allow`: the safeties the run allowed."""
+    """Sort a run's findings (`report`: an engine RunReport) by what can happen to them: the plans for them by
+    safety, the failures without a plan, the findings blocked by a root cause, the targets that could not be
+    reached. A finding belongs to the target whose checks judged it (a vCenter's findings name its hosts; its
+    plans are the vCenter's), as plans do. `applied`: (target, check) a fix run applied (not left).
+    `allow`: the safeties the run allowed (default: what `fix` runs without --allow-disruptive)."""
     out = Leftover()
-    for f in findings:
+    applied = set(applied)
+    judged = [(run.target.name, f) for run in report.runs for f in run.findings]
+    judged += [(f.target, f) for f in report.cross_target]
+    for owner, f in judged:
         if f.status in (Status.FAIL, Status.WARN) and f.blocked_by is None:
-            out.problems[(f.target, f.check)] = out.problems.get((f.target, f.check), 0) + 1
+            out.problems[(owner, f.check)] = out.problems.get((owner, f.check), 0) + 1
         elif f.status is Status.SKIP and f.blocked_by is not None:
             out.blocked[f.blocked_by] = out.blocked.get(f.blocked_by, 0) + 1
         elif f.status is Status.ERROR and f.check == "RW001":
@@ -66,7 +71,7 @@ def leftover(findings: Sequence[Any], planned: Sequence[Any], *, applied: set[tu
             out.unreachable.append((f.target, _UNREACHABLE.get(kind, kind or "could not connect")))
         elif f.status is Status.ERROR:
             out.not_run += 1
-    allow = allow if allow is not None else {Safety.SAFE}  # what `fix` runs without --allow-disruptive
+    allow = allow if allow is not None else {Safety.SAFE}
     covered: set[tuple[str, str]] = set()
     for p in planned:
         key = (p.target.name, p.plan.check)
@@ -81,8 +86,8 @@ def leftover(findings: Sequence[Any], planned: Sequence[Any], *, applied: set[tu
             out.safe.append(p)
         else:
             out.disruptive.append(p)
-    out.by_hand = [f for f in findings if (f.target, f.check) in out.problems and (f.target, f.check) not in covered
-                   and (f.target, f.check) not in applied]
+    out.by_hand = [f for owner, f in judged if (owner, f.check) in out.problems
+                   and (owner, f.check) not in covered | applied]
     return out
 
 
@@ -115,7 +120,7 @@ def _codes(planned: list[Any]) -> list[str]:
 
 
 def _blocked(left: Leftover) -> str:
-    roots = [f"{code} on {target}" for code, target in left.blocked]
+    roots = [f"{code} on {target}" for (code, target), _ in sorted(left.blocked.items(), key=lambda kv: -kv[1])]
     n = sum(left.blocked.values())
     return f"{plural(n, 'check')} blocked by {_names(roots)} (judged once {'it passes' if len(roots) == 1 else 'they pass'})"
 

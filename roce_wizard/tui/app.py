@@ -329,7 +329,7 @@ class WizardApp(App[int]):
             self.busy = None
         style = "red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "green"
         counts = report.counts()
-        self.log_line(f"{message.purpose} done: {counts['pass']} passed, {counts['warn']} warnings, "
+        self.log_line(f"{message.purpose} done: {counts['pass']} passed, {plural(counts['warn'], 'warning')}, "
                       f"{counts['fail']} failed, {counts['error']} could not run, {counts['skip']} skipped", style)
         self.refresh_bindings()
 
