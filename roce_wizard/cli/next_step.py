@@ -178,7 +178,8 @@ def fix_lines(left: Leftover, *, allow_disruptive: bool) -> list[str]:
     manual = _codes(left.manual) + list(dict.fromkeys(f"{f.check} on {f.target}" for f in left.by_hand))
     if manual:
         codes = list(dict.fromkeys([p.plan.check for p in left.manual] + [f.check for f in left.by_hand]))
-        lines.append(f"{len(manual)} manual ({_names(manual)}): see `roce-wizard explain {codes[0]}`"
+        lines.append(f"{plural(len(manual), 'manual fix', 'manual fixes')} ({_names(manual)}): see "
+                     f"`roce-wizard explain {codes[0]}`"
                      + (" and the others' codes" if len(codes) > 1 else ""))
     if left.blocked:
         lines.append(_blocked(left))

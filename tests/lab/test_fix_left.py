@@ -77,7 +77,7 @@ def test_fix_ends_with_what_it_left_and_why(lab):
     assert left[0] == "Left undone:"
     assert left[1] == ("  2 disruptive fixes not applied (RW209 on esx-01, RW208 on esx-02): rerun with "
                        "--allow-disruptive")
-    assert left[2] == "  1 manual (RW213 on esx-01): see `roce-wizard explain RW213`"
+    assert left[2] == "  1 manual fix (RW213 on esx-01): see `roce-wizard explain RW213`"
     assert left[3].startswith("  ") and "checks blocked by" in left[3] and "RW208 on esx-02" in left[3]
 
 
