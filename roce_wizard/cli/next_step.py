@@ -65,6 +65,8 @@ def leftover(report: Any, planned: Sequence[Any], *, applied: Iterable[tuple[str
         if f.status in (Status.FAIL, Status.WARN) and f.blocked_by is None:
             out.problems[(owner, f.check)] = out.problems.get((owner, f.check), 0) + 1
         elif f.status is Status.SKIP and f.blocked_by is not None:
+            if (f.blocked_by[1], f.blocked_by[0]) in applied:  # its root was just fixed: judged again after it
+                continue
             out.blocked[f.blocked_by] = out.blocked.get(f.blocked_by, 0) + 1
         elif f.status is Status.ERROR and f.check == "RW001":
             kind = (f.details or {}).get("error_kind")

@@ -79,6 +79,7 @@ def test_fix_ends_with_what_it_left_and_why(lab):
                        "--allow-disruptive")
     assert left[2] == "  1 manual fix (RW213 on esx-01): see `roce-wizard explain RW213`"
     assert left[3].startswith("  ") and "checks blocked by" in left[3] and "RW208 on esx-02" in left[3]
+    assert "RW202 on esx-01" not in left[3]  # applied: what it blocked is judged again, not left blocked
 
 
 @pytest.mark.slow
