@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from roce_wizard.model import Check, LoadedCheck, Stage
+from roce_wizard.records.wording import plural_word
 
 SECTIONS = ("What it checks", "Why it matters", "How to fix by hand", "Fix safety")
 CODE_RE = re.compile(r"^RW\d{3}$")
@@ -49,7 +50,7 @@ def parse_doc(doc: str, path: str) -> dict[str, str]:
             sections[current].append(line)
     missing = [s for s in SECTIONS if s not in sections]
     if missing:
-        raise CatalogError(f"{path}: docstring lacks section(s) {', '.join(missing)}")
+        raise CatalogError(f"{path}: docstring lacks {plural_word(len(missing), 'section')} {', '.join(missing)}")
     return {k: _dedent("\n".join(v)).strip() for k, v in sections.items()}
 
 

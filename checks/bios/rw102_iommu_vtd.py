@@ -48,6 +48,7 @@ Fix safety
 from roce_wizard.checklib.bios import bios_plan, bmc_skip, judge_redfish, menu_fix, uses_redfish
 from roce_wizard.checklib.findings import bad, good, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, FixPlan, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.records.wording import plural
 
 CHECK = Check(
     code="RW102",
@@ -98,7 +99,7 @@ def _from_linux(facts: Facts) -> list[Finding]:
                 "acpi_table": dmesg.get("iommu_acpi_table")}
     kw = {"observed": observed, "expected": "IOMMU units registered / DMAR: IOMMU enabled", "evidence": evidence}
     if sysfs is not None and sysfs.get("units"):
-        return [good(CHECK, facts, f"VT-d: the kernel registered {len(sysfs['units'])} IOMMU unit(s) "
+        return [good(CHECK, facts, f"VT-d: the kernel registered {plural(len(sysfs['units']), 'IOMMU unit')} "
                                    f"({', '.join(sysfs['units'][:4])}) (from /sys/class/iommu)",
                      details={"source": "from /sys/class/iommu"}, **kw)]
     if dmesg.get("iommu_enabled") is True:

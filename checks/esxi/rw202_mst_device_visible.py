@@ -43,6 +43,7 @@ from roce_wizard.model import (
     Step,
     TargetKind,
 )
+from roce_wizard.records.wording import plural
 
 CHECK = Check(
     code="RW202",
@@ -108,7 +109,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         connectx = [d for d in with_mst if re.match(r"(ConnectX|BlueField)", d.get("device_type") or "", re.I)
                     or re.match(r"mt\d+_", (d.get("mst") or "").rsplit("/", 1)[-1])]
         if connectx:
-            return [good(CHECK, facts, f"mst lists {len(connectx)} ConnectX device(s): "
+            return [good(CHECK, facts, f"mst lists {plural(len(connectx), 'ConnectX device')}: "
                          + ", ".join(_label(d) for d in connectx),
                          observed=[_label(d) for d in connectx], expected="a ConnectX device", excerpt=ev_devices)]
         return [bad(CHECK, facts, "mst lists no ConnectX device", observed=[_label(d) for d in with_mst],

@@ -40,6 +40,7 @@ Fix safety
 
 from roce_wizard.checklib.findings import bad, excerpt, good, skip
 from roce_wizard.model import Check, Evidence, Facts, Finding, Policy, RebootKind, Severity, Stage, TargetKind
+from roce_wizard.records.wording import plural, plural_word
 
 CHECK = Check(
     code="RW214",
@@ -130,7 +131,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         fix = REBOOT_FIX
         if any(i["source"] == "mlxconfig_query" for i in items):
             fix += "\n# if a firmware value is still only in Next Boot afterwards: power-cycle the host (cold boot)"
-        return [bad(CHECK, facts, f"{len(items)} item(s) wait for a host reboot: "
+        return [bad(CHECK, facts, f"{plural(len(items), 'item')} {plural_word(len(items), 'waits')} for a host reboot: "
                     + "; ".join(i["item"] for i in items) + note,
                     observed=items, expected="nothing pending", evidence=evidence, fix=fix)]
     if judged:

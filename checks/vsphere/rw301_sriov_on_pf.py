@@ -268,8 +268,8 @@ def compare_targets(findings: list[Finding], everything: list[Finding]) -> list[
 def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
     """UpdatePassthruConfig(HostSriovConfig) with the inventory's VF count on each failing PF; the
     count takes effect at the host's next reboot (summary.rebootRequired). A PF whose change only
-    waits for that reboot, or that has no SR-IOV capability (BIOS RW103, firmware RW206) or no VF
-    count in the inventory, plans nothing here."""
+    waits for that reboot, that has no SR-IOV capability (BIOS RW103, firmware RW206), no VF count in the
+    inventory, or already requests that count (a step whose before is its after), plans nothing here."""
     steps: list[Step] = []
     hosts: list[str] = []
     for f in failing_findings(evaluate, facts, policy):
@@ -281,6 +281,8 @@ def plan_fix(facts: Facts, policy: Policy) -> FixPlan | None:
         if want is None:
             continue  # the inventory does not say how many VFs (the finding's fix says so)
         count = min(want, most) if isinstance(most, int) and most else want
+        if observed.get("sriov_enabled") and observed.get("num_vfs_requested") == count:
+            continue  # already requested: asking again changes nothing (the VFs are missing for another reason)
         before = (f"sriovEnabled={observed.get('sriov_enabled')} "
                   f"numVirtualFunctionRequested={observed.get('num_vfs_requested')}")
         steps.append(Step(f"enable SR-IOV with {count} VFs on {f.subject or pf} of {f.target} (vSphere, at the "

@@ -36,6 +36,8 @@ def doctor(
     ctrf_file: Annotated[Path | None, typer.Option("--ctrf", metavar="FILE", help="Also write the results as CTRF "
                          "JSON (Common Test Report Format, ctrf.io).")] = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Observed vs expected and the evidence.")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", "--failures-only", help="Only what did not pass, and the "
+                     "summary (a healthy run prints one line).")] = False,
     since_last: Annotated[bool, typer.Option("--since-last", help="Also show what changed since the previous run.")] = False,
     replay: Annotated[Path | None, typer.Option(help="Answer from recorded outputs (file or run dir), not live hosts.")] = None,
     known_hosts: Annotated[Path | None, typer.Option(help="known_hosts file (default ~/.ssh/known_hosts).")] = None,
@@ -102,8 +104,29 @@ def doctor(
     if as_json:
         sys.stdout.write(json.dumps(result_dict, indent=2, ensure_ascii=False) + "\n")
     else:
-        render_terminal(report, console, verbose=verbose, changes=changes)
+        render_terminal(report, console, verbose=verbose, changes=changes, quiet=quiet)
+        _next_step(console, report, setup, inventory=None if local else inventory, playbook=playbook,
+                   selection=(select_, skip, stage, host, checks_dir))
     raise typer.Exit(int(report.exit_code))
+
+
+def _next_step(console: Any, report: Any, setup: Any, *, inventory: Path | None, playbook: str | None,
+               selection: tuple[Any, ...]) -> None:
+    """doctor's closing lines: what `fix` (with this run's selection) would fix, what is left by hand, what could
+    not run. --local has no `fix`: its failures are all by hand."""
+    from rich.text import Text  # noqa: PLC0415
+
+    from roce_wizard.cli.next_step import doctor_lines, fix_command, leftover  # noqa: PLC0415
+    from roce_wizard.engine.fixes import plan_fixes  # noqa: PLC0415
+    from roce_wizard.model import Safety  # noqa: PLC0415
+    from roce_wizard.session import split_list  # noqa: PLC0415
+
+    select_, skip, stage, host, checks_dir = selection
+    planned = plan_fixes(report, setup.policy, {Safety.SAFE, Safety.DISRUPTIVE})[0] if inventory is not None else []
+    command = fix_command(inventory, playbook, select_=split_list(select_), skip=split_list(skip),
+                          stage=split_list(stage), host=host or [], checks_dir=checks_dir or [])
+    for line in doctor_lines(leftover(report, planned), command):
+        console.print(Text(line), soft_wrap=True)
 
 
 

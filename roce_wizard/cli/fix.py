@@ -16,6 +16,7 @@ from roce_wizard.cli.envfile_option import EnvFile
 from roce_wizard.commands.switch_config import human_command
 from roce_wizard.completion import complete_codes
 from roce_wizard.console import make_console
+from roce_wizard.records.wording import plural, plural_word
 from roce_wizard.session import live_transports
 from roce_wizard.textsafe import printable
 
@@ -93,7 +94,8 @@ def fix(
                 console.print(f"nothing to fix: {summary_line(current.report)}", highlight=False)
             elif current.number == 1:
                 console.print(f"no check to fix ({summary_line(current.report)}), but "
-                              f"{len(current.vms_off)} VM(s) roce-wizard powered off are still off: "
+                              f"{plural(len(current.vms_off), 'VM')} roce-wizard powered off "
+                              f"{plural_word(len(current.vms_off), 'is')} still off: "
                               + ", ".join(v.vm for v in current.vms_off), highlight=False)
             return
         _print_plan(console, current.planned)
@@ -102,8 +104,8 @@ def fix(
         if asked:
             return asked[0]
         runnable = [p for p in current.planned if p.allowed]
-        console.print(f"{len(runnable)} of {len(current.planned)} fixes would run "
-                      f"({sum(len(p.plan.steps) for p in runnable)} steps)"
+        console.print(f"{len(runnable)} of {plural(len(current.planned), 'fix')} would run "
+                      f"({plural(sum(len(p.plan.steps) for p in runnable), 'step')})"
                       + (", then the reboots they need, and again until nothing is left" if reboot else "") + ".",
                       highlight=False)
         if dry_run:
@@ -157,6 +159,7 @@ def fix(
                                    if not still_off else ""), highlight=False)
         raise typer.Exit(130) from None
     if not outcome.applied:
+        _left(console, outcome, run_setup.allow, allow_disruptive)
         runlog.close()
         raise typer.Exit(int(outcome.exit_code))
     for fixrun in outcome.applied:
@@ -164,12 +167,12 @@ def fix(
             make_console(stderr=True).print(f"[red]error:[/] {escape(printable(error))}", highlight=False, soft_wrap=True)
     final = outcome.report
     if reboot:
-        console.print(f"after {len(outcome.rounds)} round(s): {summary_line(final)}", highlight=False)
+        console.print(f"after {plural(len(outcome.rounds), 'round')}: {summary_line(final)}", highlight=False)
         if outcome.reboots:
             console.print("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(outcome.reboots.items())),
                           highlight=False)
     else:
-        console.print(f"re-verified {outcome.looked_again} target(s): {summary_line(final)}", highlight=False)
+        console.print(f"re-verified {plural(outcome.looked_again or 0, 'target')}: {summary_line(final)}", highlight=False)
     runlog.flush()
     waiting = {name: entry for name, entry in scoped_ledger(runlog.path.parent.parent, runlog.path.name,
                                                             targets).items() if entry.awaiting_reboot}
@@ -180,24 +183,19 @@ def fix(
             kinds = sorted({p.reboot.value for p in entry.awaiting_reboot})
             reasons = "; ".join(f"{p.check}: {p.reason}" if p.reason else p.check for p in entry.awaiting_reboot)
             console.print(f"  {name}: {', '.join(kinds)} — {escape(printable(reasons))}", highlight=False, soft_wrap=True)
+    _left(console, outcome, run_setup.allow, allow_disruptive)
     runlog.close()
     raise typer.Exit(int(outcome.exit_code))
 
 
 def _print_plan(console: Console, planned: list[Any]) -> None:
-    from roce_wizard.model import Safety  # noqa: PLC0415
 
     console.print("[bold underline]Fix plan[/]", highlight=False)
     for target in dict.fromkeys(p.target.name for p in planned):
         console.print(f"  [bold]{target}[/]", highlight=False)
         for item in (p for p in planned if p.target.name == target):
             plan = item.plan
-            state = ("will run" if item.allowed else
-                     f"waits for {', '.join(item.waits_for)}" if item.waits_for else
-                     "manual: shown, not run" if plan.safety is Safety.MANUAL else
-                     f"{plan.safety.value}: needs --allow-disruptive")
-            reboot = "" if plan.reboot.value == "none" else f", reboot: {plan.reboot.value}"
-            console.print(f"    {plan.check} {escape(printable(plan.summary))}  [dim]\\[{plan.safety.value}{reboot}; {state}][/]",
+            console.print(f"    {plan.check} {escape(printable(plan.summary))}  [dim]\\[{_plan_state(item)}][/]",
                           highlight=False, soft_wrap=True)
             for step in plan.steps:
                 shown = human_command(step.command)
@@ -207,9 +205,46 @@ def _print_plan(console: Console, planned: list[Any]) -> None:
                         console.print(printable(f"          {line}"), highlight=False, markup=False, soft_wrap=True)
                 else:
                     console.print(printable(f"        $ {step.command}"), highlight=False, markup=False, soft_wrap=True)
-                if step.before is not None or step.after is not None:
+                if (step.before is not None or step.after is not None) and step.before != step.after:
                     console.print(printable(f"          before: {step.before}"), highlight=False, markup=False,
                                   soft_wrap=True)
                     console.print(printable(f"          after:  {step.after}"), highlight=False, markup=False,
                                   soft_wrap=True)
 
+
+
+def _plan_state(item: Any) -> str:
+    """A plan's safety, reboot and what this run does with it, each said once: "safe; will run",
+    "disruptive, reboot: host; needs --allow-disruptive", "manual: shown, not run"."""
+    from roce_wizard.model import Safety  # noqa: PLC0415
+
+    plan = item.plan
+    reboot = "" if plan.reboot.value == "none" else f", reboot: {plan.reboot.value}"
+    if plan.safety is Safety.MANUAL:
+        return f"manual: shown, not run{reboot.replace(',', ';', 1)}"
+    kind = plan.safety.value + reboot
+    if item.allowed:
+        return f"{kind}; will run"
+    if item.waits_for:
+        return f"{kind}; waits for {', '.join(item.waits_for)}"
+    if not plan.steps:
+        return f"{kind}; nothing to run"
+    return f"{kind}; needs --allow-disruptive"
+
+
+def _left(console: Console, outcome: Any, allow: set[Any], allow_disruptive: bool) -> None:
+    """fix's closing lines: what the run did not apply and why (disruptive without --allow-disruptive, manual,
+    waiting for another fix, blocked by a root cause, targets not reached), from its last round."""
+    from roce_wizard.cli.next_step import fix_lines, leftover  # noqa: PLC0415
+
+    last = outcome.rounds[-1] if outcome.rounds else None
+    if last is None:
+        return
+    applied = {(r.target, r.check) for run in outcome.applied for r in run.results if r.ok}
+    lines = fix_lines(leftover(last.report, last.planned, applied=applied, allow=allow),
+                      allow_disruptive=allow_disruptive)
+    if lines:
+        preview = not outcome.applied and last.planned
+        console.print("[bold]Left undone[/]" + (" (with --yes too)" if preview else "") + ":", highlight=False)
+        for line in lines:
+            console.print(f"  {escape(printable(line))}", highlight=False, soft_wrap=True)

@@ -148,6 +148,12 @@ def reboots_command(
         return
     console = make_console()
     if not groups:
+        known = sorted(ledger_from_events(events))
+        if patterns and known:  # the filter matched nothing in a ledger that has hosts: say so, and which it has
+            console.print(printable(f"no host matches {', '.join(repr(p) for p in patterns)} (the ledger has: "
+                                    f"{', '.join(known[:20])}{', …' if len(known) > 20 else ''})"),
+                          highlight=False, markup=False, soft_wrap=True)
+            return
         console.print("the ledger is empty: no fix has waited for a reboot yet", highlight=False)
         return
     for label, runs, ids, book in groups:

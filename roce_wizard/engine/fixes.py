@@ -107,7 +107,9 @@ def plan_fixes(report: RunReport, policy: Policy, allow: set[Safety], *,
         not_passing = {f.check for f in run.findings if f.status is not Status.PASS} - {code}
         # the root is being fixed: what this plan needs is the root itself, which is not a reason to wait
         item, _ = _plan_one(report, run, code, policy, allow, not_passing - {root_check})
-        if item is not None:  # a blocked check's planning problem is not reported: it is not judged yet
+        # a blocked check's planning problem is not reported: it is not judged yet; nor is a plan that cannot ride
+        # the root's change (manual words, no step): the check stays blocked by its root, as doctor says
+        if item is not None and item.plan.safety is not Safety.MANUAL and item.plan.steps:
             planned.append(item)
     return planned, errors
 

@@ -228,7 +228,7 @@ async def reboot_one(plan: RebootPlan, name: str, *, runlog: RunLog | None = Non
         after = await _wait_back(plan, target, transport, before, wall_started, name, progress, event)
         outcome.boot_after = after.identity
         event("host-back", boot_after=after.identity)
-        progress(name, HostState.BACK, f"back after {time.monotonic() - started:.0f}s")
+        progress(name, HostState.BACK, f"after {time.monotonic() - started:.0f}s")  # shown after its state: "back — after 42s"
         if target.kind is TargetKind.ESXI:
             await exit_maintenance(plan, name, runlog)
             if outcome.powered_off_vms and not plan.keep_vms_off:

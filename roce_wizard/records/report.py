@@ -15,6 +15,7 @@ from roce_wizard.model import Finding, Stage, Status
 from roce_wizard.records.fabric import pair_sentences
 from roce_wizard.records.markup import Code, Html, Lines, Section, Table
 from roce_wizard.records.svg import incast_svg
+from roce_wizard.records.wording import plural, plural_word
 from roce_wizard.textsafe import printable
 
 if TYPE_CHECKING:  # the engine makes reports; rendering one needs only its fields
@@ -74,8 +75,8 @@ def to_json_dict(report: RunReport, changes: list[dict[str, Any]] | None = None)
 
 def summary_line(report: RunReport) -> str:
     c = report.counts()
-    return (f"{c['pass']} passed, {c['warn']} warnings, {c['fail']} failed, {c['error']} could not run, "
-            f"{c['skip']} skipped — {len(report.targets)} targets in {report.duration_s:.1f}s")
+    return (f"{c['pass']} passed, {plural(c['warn'], 'warning')}, {c['fail']} failed, {c['error']} could not run, "
+            f"{c['skip']} skipped — {plural(len(report.targets), 'target')} in {report.duration_s:.1f}s")
 
 
 def _stage_order(report: RunReport) -> list[Stage]:
@@ -84,9 +85,13 @@ def _stage_order(report: RunReport) -> list[Stage]:
 
 
 def render_terminal(report: RunReport, console: Console, verbose: bool = False,
-                    changes: list[dict[str, Any]] | None = None) -> None:
+                    changes: list[dict[str, Any]] | None = None, quiet: bool = False) -> None:
+    """`quiet` (doctor --quiet): only the findings that did not pass, and the summary; a healthy run prints
+    its summary line alone."""
     grouped: dict[Stage, dict[str, list[Finding]]] = defaultdict(lambda: defaultdict(list))
     for f in report.findings:
+        if quiet and (f.status is Status.PASS or _not_applicable(f)):
+            continue
         grouped[report.stage_of.get(f.check, Stage.PREFLIGHT)][f.target].append(f)
     hidden = 0
     for stage in _stage_order(report):
@@ -131,11 +136,12 @@ def render_terminal(report: RunReport, console: Console, verbose: bool = False,
         for sentence in fabric:
             console.print(Text(printable(f"  {sentence}")), soft_wrap=True)
         console.print()
-    if hidden:
-        console.print(Text(f"({hidden} checks not applicable here are not shown; -v shows them)", style="dim"))
+    if hidden and not quiet:
+        console.print(Text(f"({plural(hidden, 'check')} not applicable here {plural_word(hidden, 'is')} not shown; "
+                           "-v shows them)", style="dim"))
     style = "bold red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "bold green"
     console.print(Text(summary_line(report), style=style), soft_wrap=True)
-    if report.run_dir:
+    if report.run_dir and not (quiet and not any(fs for targets in grouped.values() for fs in targets.values())):
         console.print(Text(f"run log: {report.run_dir}", style="dim"))
 
 
@@ -193,7 +199,7 @@ def _short(value: Any) -> str:
 def results_line(summary: dict[str, Any]) -> str:
     """The counts of a results document's summary; a run that ended says so (its rows are in their final state)."""
     ended = f" (final state; the run ended with exit code {summary['exit_code']})" if "exit_code" in summary else ""
-    return (f"{summary.get('pass', 0)} passed, {summary.get('warn', 0)} warnings, {summary.get('fail', 0)} failed, "
+    return (f"{summary.get('pass', 0)} passed, {plural(summary.get('warn', 0), 'warning')}, {summary.get('fail', 0)} failed, "
             f"{summary.get('error', 0)} could not run, {summary.get('skip', 0)} skipped{ended}")
 
 

@@ -40,6 +40,7 @@ from roce_wizard.model import Safety, Status
 from roce_wizard.records.ledger import build_ledger
 from roce_wizard.records.report import summary_line, to_json_dict
 from roce_wizard.records.runlog import RunLog
+from roce_wizard.records.wording import plural
 from roce_wizard.session import Setup, live_transports, load_setup
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
@@ -171,7 +172,7 @@ class WizardApp(App[int]):
                                                  final=False))
             runnable = sum(1 for p in current.planned if p.allowed)
             if runnable:
-                self.log_line(f"round {current.number}: applying {runnable} fix(es)", "bold")
+                self.log_line(f"round {current.number}: applying {plural(runnable, 'fix')}", "bold")
             for error in current.errors:
                 self.post_message(msg.WorkFailed(f"round {current.number}", error))
         elif isinstance(event, VmsStillOff):  # a VM this tool powered off could not come back
@@ -247,7 +248,7 @@ class WizardApp(App[int]):
             self.post_message(msg.ChecksFinished(last, "fix everything", self.read_ledger()))
         steps = [s for run_ in outcome.applied for s in run_.results]
         failed = [s for s in steps if not s.ok] + [o for r in rounds for o in r.rebooted.values() if not o.ok]
-        lines = [f"{len(rounds)} round(s), {sum(1 for s in steps if s.ok)} step(s) applied"
+        lines = [f"{plural(len(rounds), 'round')}, {plural(sum(1 for s in steps if s.ok), 'step')} applied"
                  + (f", {len(failed)} failed" if failed else "")]
         if outcome.reboots:
             lines.append("reboots: " + ", ".join(f"{n} ×{c}" for n, c in sorted(outcome.reboots.items())))
@@ -270,7 +271,7 @@ class WizardApp(App[int]):
         self.board.running = set(message.targets)
         for name in message.targets:
             self.board.progress[name] = TargetProgress()
-        self.log_line(f"{message.purpose}: {len(message.targets)} target(s)…", "bold")
+        self.log_line(f"{message.purpose}: {plural(len(message.targets), 'target')}…", "bold")
         self.refresh_bindings()
 
     def on_target_connected(self, message: msg.TargetConnected) -> None:
@@ -329,7 +330,7 @@ class WizardApp(App[int]):
             self.busy = None
         style = "red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "green"
         counts = report.counts()
-        self.log_line(f"{message.purpose} done: {counts['pass']} passed, {counts['warn']} warnings, "
+        self.log_line(f"{message.purpose} done: {counts['pass']} passed, {plural(counts['warn'], 'warning')}, "
                       f"{counts['fail']} failed, {counts['error']} could not run, {counts['skip']} skipped", style)
         self.refresh_bindings()
 
@@ -349,7 +350,7 @@ class WizardApp(App[int]):
         self.tell_screens(lambda: msg.FixFinished(run))
 
     def on_reboot_progress(self, message: msg.RebootProgress) -> None:
-        self.log_line(f"{message.host}: {message.state} {message.note}", "cyan")
+        self.log_line(f"{message.host}: {message.state} — {message.note}", "cyan")
         self.tell_screens(lambda: msg.RebootProgress(message.host, message.state, message.note))
 
     def on_reboots_finished(self, message: msg.RebootsFinished) -> None:
@@ -392,23 +393,34 @@ class WizardApp(App[int]):
             self.push_screen(RebootScreen())
 
     def action_export(self) -> None:
-        """The support bundle (roce_wizard.records.bundle) of the last run, written to the current directory."""
+        """The support bundle (roce_wizard.records.bundle) of the last run, written to the current directory;
+        the dialog asks whether to anonymize it (as `export --anonymize`)."""
+        from roce_wizard.tui.screens.export import ExportScreen  # noqa: PLC0415
+
         if not self.run_dirs:
             self.notify("nothing has run yet", title="export")
             return
-        self.export_bundle(self.run_dirs[-1])
+        run_dir = self.run_dirs[-1]
+
+        def chosen(anonymize: bool | None) -> None:
+            if anonymize is not None:
+                self.export_bundle(run_dir, anonymize=anonymize)
+
+        if not isinstance(self.screen, ExportScreen):
+            self.push_screen(ExportScreen(run_dir.name), chosen)
 
     @work(thread=True, group="export", name="export")
-    def export_bundle(self, run_dir: Path) -> None:
+    def export_bundle(self, run_dir: Path, anonymize: bool = False) -> None:
         from roce_wizard.records import bundle  # noqa: PLC0415 - read only on export
 
         try:
-            built = bundle.build_bundle(run_dir, inventory_path=self.connection.inventory)
+            built = bundle.build_bundle(run_dir, inventory_path=self.connection.inventory, anonymize=anonymize)
             path = built.write(Path.cwd() / built.default_name())
         except Exception as exc:  # noqa: BLE001
             self.post_message(msg.WorkFailed("export", f"{type(exc).__name__}: {exc}"))
             return
-        self.call_from_thread(self.log_line, f"export: wrote the support bundle {path}", "bold")
+        self.call_from_thread(self.log_line, f"export: wrote the support bundle {path}"
+                              + (" (anonymized)" if anonymize else ""), "bold")
         self.call_from_thread(self.notify, str(path), title="support bundle written")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -1,4 +1,5 @@
-"""Command palette (ctrl+p): every action of the wizard by name."""
+"""Command palette (ctrl+p): every action of the wizard by name, and every place in the grid: a check by
+its code or slug (its column, in its stage) and a host by name (its row)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ class WizardCommands(Provider):
         if main is not None:
             for i, stage in enumerate(app.board.stages()):
                 out.append((f"Stage: {stage.value}", f"Show the {stage.value} grid", partial(main.run_action, f"goto({i})")))
+            out += _places(app.board, main)
         return out
 
     async def discover(self) -> Hits:
@@ -52,3 +54,53 @@ class WizardCommands(Provider):
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
+
+
+def _places(board, main) -> list[tuple[str, str, object]]:  # noqa: ANN001
+    """A palette entry per check (code and slug: its column) and per host (its row) of the grid."""
+    from roce_wizard.textsafe import printable  # noqa: PLC0415
+
+    out: list[tuple[str, str, object]] = []
+    stages = board.stages()
+    for stage in stages:
+        for code in board.columns(stage):
+            check = board.checks.get(code)
+            title = f" — {check.meta.title}" if check is not None and check.meta.title else ""
+            slug = check.meta.slug if check is not None else ""
+            out.append((f"Check {code} {slug}".rstrip(), printable(f"{stage.value} stage{title}"),
+                        partial(jump, main, stage, code=code)))
+    hosts: dict[str, object] = {}
+    for stage in stages:
+        for row in board.rows(stage):
+            hosts.setdefault(row, stage)
+    for target in board.targets:  # a target no grid names yet (nothing judged about it) is still found
+        hosts.setdefault(target.name, None)
+    for name, stage in hosts.items():
+        out.append((printable(f"Host {name}"), "its row in the grid", partial(jump, main, stage, host=name)))
+    return out
+
+
+def jump(main, stage, code: str | None = None, host: str | None = None) -> None:  # noqa: ANN001
+    """Show `stage` (a host: the stage shown if the host has a row there, else `stage`) and put the grid's cursor
+    on `code`'s column and/or `host`'s row."""
+    from textual.widgets import DataTable, OptionList  # noqa: PLC0415
+
+    board = main.app.board
+    if host is not None and host in board.rows(main.stage):
+        stage = main.stage
+    if stage is None:
+        main.app.notify(f"{host}: nothing judged about it yet", title="palette")
+        return
+    stages = board.stages()
+    if stage is not main.stage:
+        main.stage = stage
+        main.query_one("#rail", OptionList).highlighted = stages.index(stage)
+        main.draw_grid()
+    grid = main.query_one("#grid", DataTable)
+    rows, columns = board.rows(stage), board.columns(stage)
+    where = grid.cursor_coordinate
+    row = rows.index(host) if host in rows else min(where.row, max(len(rows) - 1, 0))
+    column = columns.index(code) + 1 if code in columns else max(where.column, 1 if columns else 0)
+    grid.move_cursor(row=row, column=column)
+    grid.focus()
+    main.draw_detail()

@@ -5,6 +5,7 @@ a fix killed with SIGKILL in the middle of a reboot batch resumes from the ledge
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -75,6 +76,7 @@ def test_fresh_to_green_in_two_reboots_per_host_and_one_restart_per_vm(tmp_path,
                          ("compute-02", "off"): 1, ("compute-02", "on"): 1}
         assert all(e["verified"] for e in log if e["type"] == "reboot-verified")
         assert "reboots: esx-01 ×2, esx-02 ×2" in result.output
+        assert "back — back" not in result.output and re.search(r"esx-01: back — after \d+s", result.output)
 
         ledger = build_ledger(tmp_path / "state")
         assert all(not entry.awaiting_reboot and not entry.in_maintenance for entry in ledger.values())

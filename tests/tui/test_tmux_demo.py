@@ -174,9 +174,9 @@ def test_demo_esxi_stage_to_green_from_the_keyboard_then_quit_cleanly(tmp_path):
         tmux.keys("a")  # fix everything, rebooting as needed (the footer shows it)
         tmux.wait_for(lambda s: "Apply (y)" in s and "rebooting as needed" in s, "the preview", 30)
         tmux.keys("y")
-        tmux.wait_for(lambda s: "disruptive fix(es) too?" in s, "the second confirmation", 30)
+        tmux.wait_for(lambda s: "disruptive fix" in s and " too?" in s, "the second confirmation", 30)
         tmux.keys("y")
-        # the dialog's last line: "done: N round(s), …" (or "stopped: …")
+        # the dialog's last line: "done: N rounds, …" (or "stopped: …")
         done = tmux.wait_for(lambda s: re.search(r"(done: \d+ round|stopped: )", s), "fix everything", 600)
         assert re.search(r"done: \d+ round", done), done
         tmux.keys("Enter")

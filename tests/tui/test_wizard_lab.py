@@ -111,7 +111,7 @@ async def test_safe_fix_preview_confirm_progress_reverified_green(lab):
         progress = app.screen
         await until(pilot, lambda: progress.state.startswith("re-verified") and idle(app)(), what="re-verification")
         assert [(r.target, r.check, r.ok) for r in progress.results.values()] == [("esx-01", "RW202", True)]
-        assert progress.state == "re-verified: 1 of 1 fixed finding(s) now pass"
+        assert progress.state == "re-verified: 1 of 1 fixed finding now passes"
         await pilot.press("enter")
         assert app.screen is screen
         assert background.lab.world.hosts["esx-01"].mst_started is True

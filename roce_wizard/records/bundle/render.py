@@ -9,6 +9,7 @@ from typing import Any
 from roce_wizard.records import markup
 from roce_wizard.records.markup import Lines, Section, Table
 from roce_wizard.records.report import results_line, results_sections
+from roce_wizard.records.wording import plural
 
 _SECRETS_NOTE = "Secrets were removed from every file of this bundle"
 _ANONYMIZED_NOTE = "; hostnames, addresses, MACs, GUIDs and serials are pseudonyms."
@@ -32,7 +33,7 @@ def ledger_lines(ledger: dict[str, Any]) -> list[str]:
         for host, entry in ledger["hosts"].items():
             pending = entry.get("pending") or []
             history = entry.get("history") or []
-            out.append(f"- {host}: {entry.get('state')}, {len(pending)} pending, {len(history)} reboot(s) on record"
+            out.append(f"- {host}: {entry.get('state')}, {len(pending)} pending, {plural(len(history), 'reboot')} on record"
                        + "".join(f"\n  - pending {p.get('check')}: {p.get('reason')}" for p in pending))
         return out
     events = ledger.get("events") or []

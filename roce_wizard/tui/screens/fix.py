@@ -13,6 +13,7 @@ from textual.widgets import Button, Footer, Static
 
 from roce_wizard.engine.fixes import Planned, StepResult
 from roce_wizard.model import Safety
+from roce_wizard.records.wording import plural, plural_word
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import runnable
@@ -81,7 +82,7 @@ def start_fix_flow(app: App, planned: list[Planned], what: str) -> None:
             app.notify("nothing left to run (disruptive fixes declined)", title="fix")
             app.log_line(f"fix {what}: nothing ran (disruptive fixes declined)", "dim")
             return
-        app.log_line(f"fix {what}: applying {sum(len(p.plan.steps) for p in chosen if p.allowed)} step(s)", "bold")
+        app.log_line(f"fix {what}: applying {plural(sum(len(p.plan.steps) for p in chosen if p.allowed), 'step')}", "bold")
         app.push_screen(FixProgressScreen(chosen, what))
         app.apply_fixes(chosen)
 
@@ -114,7 +115,7 @@ class FixPreviewScreen(ModalScreen[bool]):
                 if is_read_only(self.app):
                     yield Static(Text(f"{READ_ONLY}: this is what the fix would do; nothing will run",
                                       style="bold yellow"), id="read-only-note")
-                summary = Text(f"{len(runs)} fix(es), {steps} step(s) on {len(hosts)} host(s)")
+                summary = Text(f"{plural(len(runs), 'fix')}, {plural(steps, 'step')} on {plural(len(hosts), 'host')}")
                 if disruptive:
                     summary.append(f"; {disruptive} disruptive (asked again)", style="bold yellow")
                 if reboots:
@@ -170,7 +171,7 @@ class ConfirmScreen(ModalScreen[bool]):
         for p in planned:
             body.append(Text(printable(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (reboot: {p.plan.reboot.value})"),
                              style="yellow"))
-        return cls(f"Apply {len(planned)} disruptive fix(es) too?", body, "Yes, include them (y)",
+        return cls(f"Apply {plural(len(planned), 'disruptive fix', 'disruptive fixes')} too?", body, "Yes, include them (y)",
                    "No, safe ones only (n)")
 
     def compose(self) -> ComposeResult:
@@ -255,7 +256,7 @@ class FixProgressScreen(ModalScreen[None]):
     def on_fix_finished(self, message: msg.FixFinished) -> None:
         ok = sum(1 for r in message.run.results if r.ok)
         failed = len(message.run.results) - ok
-        self.state = f"applied: {ok} step(s) ok" + (f", {failed} failed" if failed else "") + " — re-verifying…"
+        self.state = f"applied: {plural(ok, 'step')} ok" + (f", {failed} failed" if failed else "") + " — re-verifying…"
         if not message.run.results:
             self.state = "nothing ran: " + "; ".join(message.run.errors)
         pending = message.run.pending_reboots
@@ -270,7 +271,7 @@ class FixProgressScreen(ModalScreen[None]):
             cells = [(f.status.symbol, f) for f in app.board.findings()
                      if f.target in touched and any(f.check == p.plan.check for p in self.planned)]
             green = sum(1 for sym, _ in cells if sym == "✓")
-            self.state = f"re-verified: {green} of {len(cells)} fixed finding(s) now pass"
+            self.state = f"re-verified: {green} of {plural(len(cells), 'fixed finding')} now {plural_word(green, 'passes')}"
             self.redraw()
 
     def on_button_pressed(self, _: Button.Pressed) -> None:

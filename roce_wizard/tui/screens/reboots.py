@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Static
 
+from roce_wizard.records.wording import plural
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.keys import AppKeysFirst
@@ -121,8 +122,8 @@ class RebootScreen(AppKeysFirst):
         if not self.rows:
             status.update(Text("Nothing waits for a reboot.", style="green"))
         else:
-            status.update(Text(f"R reboots the {len(self.pending_hosts())} pending host(s), {self.batch} at a time.",
-                               style="bold"))
+            pending = len(self.pending_hosts())
+            status.update(Text(reboot_hint(pending, self.batch), style="bold" if pending else ""))
 
     def pending_hosts(self) -> list[str]:
         return [r.host for r in self.rows if r.state in ("pending", "failed") and any(
@@ -155,7 +156,7 @@ class RebootScreen(AppKeysFirst):
                 self.app.log_line(f"rebooting {', '.join(hosts)}, {self.batch} at a time", "bold")
                 self.app.reboot_hosts(hosts, self.batch)
 
-        self.app.push_screen(ConfirmScreen(f"Reboot {len(hosts)} host(s), {self.batch} at a time?", body,
+        self.app.push_screen(ConfirmScreen(f"Reboot {plural(len(hosts), 'host')}, {self.batch} at a time?", body,
                                            "Reboot (y)", "Cancel (n)"), go)
 
     def action_refresh(self) -> None:
@@ -180,3 +181,10 @@ class RebootScreen(AppKeysFirst):
         if not self.live:
             self.load()
         self.refresh_bindings()
+
+
+def reboot_hint(pending: int, batch: int) -> str:
+    """The tracker's status line under its table: what R does now."""
+    if not pending:
+        return "No host waits for a reboot: R has nothing to do."
+    return f"R reboots the {plural(pending, 'pending host')}, {batch} at a time."

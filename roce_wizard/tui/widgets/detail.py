@@ -80,7 +80,7 @@ def plan_lines(planned: list[Planned]) -> list[Text]:
                 out += [command(line, "      ") for line in shown.split("\n")]
             else:
                 out.append(command(f"$ {step.command}"))
-            if step.before is not None or step.after is not None:
+            if (step.before is not None or step.after is not None) and step.before != step.after:
                 out.append(Text(printable(f"      {step.before} → {step.after}"), style="dim"))
     return out
 

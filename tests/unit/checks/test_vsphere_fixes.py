@@ -117,3 +117,25 @@ def test_names_that_do_not_fit_are_refused():
         action("vm-power", "off", "vm; reboot")
     with pytest.raises(UnsafeValue):
         action("host-sriov", "esx-01", "0000:3b:00.0", "-1")
+
+
+def _requested_not_active(doc):
+    """esx-02's RoCE PFs: SR-IOV on and the inventory's counts requested, but no VF instantiated and vCenter
+    asks for no reboot (the firmware offers none: RW208's NUM_OF_VFS, RW215). HAND-EDITED from healthy."""
+    host = next(h for h in doc["hosts"] if h["name"] == "esx-02")
+    host["summary.rebootRequired"] = False
+    for pf in host["config.pciPassthruInfo"]:
+        if pf["id"].startswith("0000:3b:"):
+            pf["numVirtualFunction"], pf["sriovActive"] = 0, False
+
+
+def test_a_count_already_requested_plans_no_step_that_changes_nothing():
+    """`fix` showed `vsphere host-sriov esx-02 0000:3b:00.0 8` with before = after (requested 8, wants 8):
+    re-requesting the same count changes nothing; the VFs are missing for another reason (the finding says so)."""
+    from tests.unit.checks.test_vsphere_checks import edited  # noqa: PLC0415
+
+    outputs = {"vsphere_hosts": edited("healthy.hosts", _requested_not_active)}
+    case = doctor("RW301", "requested-not-active", Status.FAIL, outputs, "does not ask for a reboot")
+    run_case(case)
+    p = planned_fix(CATALOG["RW301"], build_facts(case), Policy())
+    assert p is None
