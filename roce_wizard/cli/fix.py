@@ -74,7 +74,8 @@ def fix(
     run_setup = RunSetup(targets, setup.chosen, setup.stage_of, setup.policy, transports, runlog,
                          inventory=inventory, playbook=setup.playbook, concurrency=concurrency,
                          command_timeout=timeout, allow=allow, reboot=reboot, batch=batch,
-                         power_off_vms=allow_disruptive, reboot_timeout=reboot_timeout, poll_s=poll)
+                         power_off_vms=allow_disruptive, reboot_timeout=reboot_timeout, poll_s=poll,
+                         pending_from_ledger=True)
     asked: list[bool] = []
 
     def on_report(current) -> None:  # noqa: ANN001

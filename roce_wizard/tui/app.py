@@ -136,7 +136,7 @@ class WizardApp(App[int]):
         return RunSetup(setup.targets, checks, setup.stage_of, setup.policy,
                         lambda: c.transports(runlog.path), runlog, inventory=c.inventory, playbook=setup.playbook,
                         concurrency=c.concurrency, command_timeout=c.timeout, reboot_timeout=c.reboot_timeout,
-                        poll_s=c.reboot_poll, **options)
+                        poll_s=c.reboot_poll, pending_from_ledger=c.replay is None, **options)
 
     def hooks(self, runlog: RunLog, purpose: str) -> Hooks:
         """Engine events become messages (tui/messages.py); a stop the user confirmed is asked at safe points."""
