@@ -36,9 +36,10 @@ from roce_wizard.engine.events import (
     VmsStillOff,
 )
 from roce_wizard.engine.fixes import Planned, plan_fixes
+from roce_wizard.engine.pending import pending_count
 from roce_wizard.model import Safety, Status
 from roce_wizard.records.ledger import build_ledger
-from roce_wizard.records.report import summary_line, to_json_dict
+from roce_wizard.records.report import counts_words, summary_line, to_json_dict
 from roce_wizard.records.runlog import RunLog
 from roce_wizard.session import Setup, live_transports, load_setup
 from roce_wizard.textsafe import printable
@@ -327,9 +328,8 @@ class WizardApp(App[int]):
         if message.final:
             self.busy = None
         style = "red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "green"
-        counts = report.counts()
-        self.log_line(f"{message.purpose} done: {counts['pass']} passed, {counts['warn']} warnings, "
-                      f"{counts['fail']} failed, {counts['error']} could not run, {counts['skip']} skipped", style)
+        self.log_line(f"{message.purpose} done: {counts_words(report.counts(), pending_count(report.findings))}",
+                      style)
         self.refresh_bindings()
 
     def on_fix_step_done(self, message: msg.FixStepDone) -> None:

@@ -41,7 +41,7 @@ def staged(tmp_path, monkeypatch):
 
 def doctor(inventory: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "roce_wizard.cli", "doctor", "-i", str(inventory), "--select",
-                           "RW209,RW210", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=180)
+                           "RW209,RW210", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=180, check=False)
 
 
 def test_doctor_after_a_staged_fix_says_pending_in_text_and_json_and_exits_3(staged):

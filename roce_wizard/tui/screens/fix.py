@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from roce_wizard.engine.fixes import Planned, StepResult
-from roce_wizard.model import Safety
+from roce_wizard.model import Safety, Status
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import runnable
@@ -260,10 +260,12 @@ class FixProgressScreen(ModalScreen[None]):
         app = self.app
         if self.state.endswith("re-verifying…") and app.busy is None:
             touched = {p.plan.target for p in self.planned}
-            cells = [(f.status.symbol, f) for f in app.board.findings()
+            cells = [f for f in app.board.findings()
                      if f.target in touched and any(f.check == p.plan.check for p in self.planned)]
-            green = sum(1 for sym, _ in cells if sym == "✓")
-            self.state = f"re-verified: {green} of {len(cells)} fixed finding(s) now pass"
+            staged = sum(1 for f in cells if f.status is Status.PASS and f.pending_reboot)
+            green = sum(1 for f in cells if f.status is Status.PASS) - staged
+            self.state = f"re-verified: {green} of {len(cells)} fixed finding(s) now pass" + (
+                f", {staged} wait for a reboot (⟳: not in effect yet)" if staged else "")
             self.redraw()
 
     def on_button_pressed(self, _: Button.Pressed) -> None:
