@@ -40,6 +40,7 @@ from roce_wizard.engine.pending import pending_count
 from roce_wizard.model import Safety, Status
 from roce_wizard.records.ledger import build_ledger
 from roce_wizard.records.report import counts_words, summary_line, to_json_dict
+from roce_wizard.tui.stopped import INTERRUPTED, stop_report
 from roce_wizard.records.runlog import RunLog
 from roce_wizard.session import Setup, live_transports, load_setup
 from roce_wizard.textsafe import printable
@@ -80,7 +81,7 @@ class WizardApp(App[int]):
     TITLE = "roce-wizard"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("b", "reboots", "Reboots"),
         Binding("e", "export", "Export"),
@@ -103,6 +104,8 @@ class WizardApp(App[int]):
         self.fix_all_result: msg.FixAllFinished | None = None
         self.working: str | None = None  # a fix or reboot the engine is running ("fix", "reboot", "fix everything")
         self.stop_requested = False  # the user confirmed quitting mid-run: the engine stops at its next safe point
+        self.interrupted = False  # that stop came from Ctrl-C: exit code 130 (tui/stopped.py)
+        self.stop_lines: list[str] = []  # what the stop left behind, printed after the wizard closes
         self.start = start
         self.sub_title = (subtitle or str(connection.inventory)) + (" — READ-ONLY replay" if connection.replay else "")
 
@@ -193,8 +196,10 @@ class WizardApp(App[int]):
         runlog = RunLog.create(kind=kind)
         self.run_dirs.append(runlog.path)
         self.working = purpose if mode is not Mode.CHECK else None
+        outcome: RunOutcome | None = None
         try:
-            return await run(self.run_setup(runlog, **options), mode, self.hooks(runlog, purpose))
+            outcome = await run(self.run_setup(runlog, **options), mode, self.hooks(runlog, purpose))
+            return outcome
         except Exception as exc:  # noqa: BLE001 - shown, never a crashed UI
             self.post_message(msg.WorkFailed(purpose, f"{type(exc).__name__}: {exc}"))
             if purpose == "fix everything":
@@ -203,8 +208,8 @@ class WizardApp(App[int]):
         finally:
             runlog.close()
             self.working = None
-            if self.stop_requested:  # the user confirmed quitting mid-run: the run stopped at a safe point
-                self.exit(0)
+            if self.stop_requested:  # the user asked to quit mid-run: the run stopped at a safe point
+                self.quit_after_stop(purpose, outcome, runlog.path)
 
     @work(group="engine", name="checks")
     async def run_engine(self, purpose: str = "checks", names: set[str] | None = None) -> None:
@@ -414,6 +419,34 @@ class WizardApp(App[int]):
         if action == "export" and not self.run_dirs:
             return None
         return True
+
+    def quit_after_stop(self, purpose: str, outcome: RunOutcome | None, run_dir: Path) -> None:
+        """Say what the stop left behind (in the log, and printed once the wizard has closed), then exit: 130
+        after Ctrl-C (interrupted: a script must not read success), 0 after `q` was confirmed in the dialog."""
+        book = self.read_ledger() or {}
+        names = {t.name for t in self.connection.setup.targets}
+        by = "Ctrl-C" if self.interrupted else "q"
+        self.stop_lines = stop_report(purpose, by, outcome, {h: e for h, e in book.items() if h in names}, run_dir)
+        for line in self.stop_lines:
+            self.log_line(line, "bold yellow")
+        code = INTERRUPTED if self.interrupted else 0
+        self.exit(code, return_code=code, message=Text("\n".join(self.stop_lines), style="yellow"))
+
+    def action_interrupt(self) -> None:
+        """Ctrl-C. Idle: quit. During a fix or reboot: stop at the next safe point without asking (an interrupt
+        is meant), say what is left, exit 130. A second Ctrl-C does not cut a change in half: it says so."""
+        if self.working is None:
+            self.exit(0)
+            return
+        if self.stop_requested:
+            self.notify("already stopping at the next safe point: a change and its verify finish together",
+                        title="Ctrl-C", severity="warning")
+            return
+        self.stop_requested = self.interrupted = True
+        self.log_line(f"Ctrl-C: {self.working} stops at the next safe point (between targets or rounds), then the "
+                      "wizard quits and says what is left", "bold yellow")
+        self.notify(f"{self.working}: stopping at the next safe point, then quitting", title="Ctrl-C",
+                    severity="warning")
 
     async def action_quit(self) -> None:
         """Quit; during a fix or reboot first ask, then let the engine stop at its next safe point (between
