@@ -40,13 +40,13 @@ from roce_wizard.engine.pending import pending_count
 from roce_wizard.model import Safety, Status
 from roce_wizard.records.ledger import build_ledger
 from roce_wizard.records.report import counts_words, summary_line, to_json_dict
-from roce_wizard.tui.stopped import INTERRUPTED, stop_report
 from roce_wizard.records.runlog import RunLog
 from roce_wizard.session import Setup, live_transports, load_setup
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import Board, Progress, TargetProgress, merge_reports
 from roce_wizard.tui.readonly import READ_ONLY, refuse_work
+from roce_wizard.tui.stopped import INTERRUPTED, stop_report
 
 ALL_SAFETY = {Safety.SAFE, Safety.DISRUPTIVE}  # previews show both; the gate is the second confirmation
 
