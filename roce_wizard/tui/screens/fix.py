@@ -160,13 +160,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     @classmethod
     def disruptive(cls, planned: list[Planned], *, vms: bool = False) -> ConfirmScreen:
-        then = ("the hosts are rebooted as needed, and their VMs powered off for it (on again once, after the "
-                "host's last reboot)" if vms else "the host must be rebooted (the reboot tracker, b, lists it)")
-        body = [Text("These change firmware, drivers or module parameters; they take effect only after the "
-                     f"reboot shown, and {then}:")]
-        for p in planned:
-            body.append(Text(printable(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (reboot: {p.plan.reboot.value})"),
-                             style="yellow"))
+        body = disruptive_body(planned, vms=vms)
         return cls(f"Apply {len(planned)} disruptive fix(es) too?", body, "Yes, include them (y)",
                    "No, safe ones only (n)")
 
@@ -188,6 +182,30 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+def disruptive_body(planned: list[Planned], *, vms: bool = False) -> list[Text]:
+    """The second confirmation's words: what applies at once (a switch's PFC or MTU: the fabric changes when the
+    step runs, no reboot) apart from what takes effect only after a reboot (firmware, drivers, module parameters,
+    BIOS), so neither is mistaken for the other."""
+    now = [p for p in planned if p.plan.reboot.value == "none"]
+    later = [p for p in planned if p.plan.reboot.value != "none"]
+    body: list[Text] = []
+    if now:
+        body.append(Text("These apply at once, no reboot: the change is live on the fabric or the host as soon as "
+                         "its step runs (a switch port's PFC or MTU; traffic on it may pause or drop meanwhile):",
+                         style="bold"))
+        body += [Text(printable(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (immediately)"), style="yellow")
+                 for p in now]
+    if later:
+        then = ("the hosts are rebooted as needed, and their VMs powered off for it (on again once, after the "
+                "host's last reboot)" if vms else "the host must be rebooted (the reboot tracker, b, lists it)")
+        body.append(Text(("\n" if now else "") + "These change firmware, drivers or module parameters; they take "
+                         f"effect only after the reboot shown (until then their cells show ⟳), and {then}:",
+                         style="bold"))
+        body += [Text(printable(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (after reboot: "
+                                f"{p.plan.reboot.value})"), style="yellow") for p in later]
+    return body
 
 
 class FixProgressScreen(ModalScreen[None]):
