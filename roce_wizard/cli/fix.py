@@ -97,6 +97,17 @@ def fix(
         if asked:
             return asked[0]
         runnable = [p for p in current.planned if p.allowed]
+        if reboot:  # before anything starts: which hosts go down, which VMs go off, who is skipped
+            from roce_wizard.engine.reboot_preview import preview_fix  # noqa: PLC0415
+
+            runlog.flush()
+            ahead = preview_fix(current.report, current.planned,
+                                scoped_ledger(runlog.path.parent.parent, runlog.path.name, targets))
+            if ahead.hosts or ahead.unreachable:
+                console.print("[bold underline]Reboots[/] (this round; a later round may add hosts its fixes "
+                              "unblock)", highlight=False)
+                for line in ahead.lines(power_off_vms=allow_disruptive):
+                    console.print(f"  {escape(printable(line))}", highlight=False, soft_wrap=True)
         console.print(f"{len(runnable)} of {len(current.planned)} fixes would run "
                       f"({sum(len(p.plan.steps) for p in runnable)} steps)"
                       + (", then the reboots they need, and again until nothing is left" if reboot else "") + ".",
