@@ -81,7 +81,7 @@ class WizardApp(App[int]):
     TITLE = "roce-wizard"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
-        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
+        Binding("ctrl+c", "interrupt", "Quit; mid-fix: stop at a safe point (exit 130)", show=False, priority=True),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("b", "reboots", "Reboots"),
         Binding("e", "export", "Export"),

@@ -29,6 +29,10 @@ def rail_text(counts: dict[Status | str, int], running: bool = False) -> Text:
         pass  # nothing final yet: the running marker alone
     elif not judged and counts.get(BLOCKED, 0):
         line.append(f"- blocked ({counts[BLOCKED]})", style="bold yellow")
+    elif not judged and counts.get(Status.SKIP, 0):
+        line.append(f"- not applicable ({counts[Status.SKIP]})", style="dim")
+    elif not judged:
+        line.append("· nothing judged", style="dim")  # no target of the stage's kind, or not run yet
     else:
         for key in SAID:
             if counts.get(key, 0) or key in (Status.PASS, Status.FAIL):

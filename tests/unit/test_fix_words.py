@@ -43,3 +43,5 @@ def test_rail_says_blocked_when_every_judged_cell_is_blocked_and_counts_pending_
     assert rail_text(mixed, running=True).plain == "✓3 ⟳2 ✗1 …"
     title = title_counts(mixed | {Status.ERROR: 1}).plain
     assert "⟳ 2 wait for a reboot" in title and "? 1 could not run" in title and "error" not in title
+    assert rail_text({s: 0 for s in Status} | {PENDING: 0, BLOCKED: 0}).plain == "· nothing judged"
+    assert rail_text({s: 0 for s in Status} | {Status.SKIP: 4, PENDING: 0, BLOCKED: 0}).plain == "- not applicable (4)"

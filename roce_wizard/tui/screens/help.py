@@ -52,7 +52,7 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(Text("\nCells: ✓ pass  ⟳ passes, waits for a reboot (not in effect yet)  ! warning  ✗ fail  "
                                   "? could not run  - skipped (blocked or not applicable)  · not judged here  … "
                                   "running. Rail: ✓ ⟳ ! ✗ ? count cells; \"blocked\" when every judged cell of a stage "
-                                  "is blocked; … while a check runs (the last counts stay until the new ones are "
+                                  "is blocked, \"nothing judged\" when it has no result; … while a check runs (the last counts stay until the new ones are "
                                   "final). The mouse works too: click a stage, a cell, a button.", style="dim"))
             yield Static(Text("Escape closes", style="dim"))
 
