@@ -18,6 +18,10 @@ Status mapping (JUnit has pass / failure / error / skipped only):
 - warn → a passed test case whose `<system-out>` says `warning: …`: doctor exits 0 on warnings (the
   site's policy allows them), and a `<failure>` would fail the CI job doctor itself lets pass.
   The warning stays visible in the test case's output.
+- pass with `pending_reboot` (the value is staged, not in effect until a reboot) → `<skipped
+  message="waits for a reboot: …">`: like could-not-run, nothing is proven yet and doctor exits 3 for
+  it; a green test case would claim a change that is not in effect, a `<failure>` would fail a job for a
+  fix that only waits for its planned reboot.
 
 Text from hosts is made XML-safe: terminal escape sequences and every character XML 1.0 forbids
 (C0 controls but tab/newline/CR, lone surrogates, U+FFFE/U+FFFF) are removed, the rest escaped by
@@ -27,7 +31,8 @@ CTRF (Common Test Report Format, https://ctrf.io; schema: github.com/ctrf-io/ctr
 schema/ctrf.schema.json): `{"reportFormat": "CTRF", "specVersion", "results": {"tool", "summary",
 "tests"}}`; pass/warn → passed (warn keeps rawStatus "warn" and its message), fail → failed,
 skip → skipped, error → other (rawStatus "error": CTRF has a status for "neither passed nor failed nor
-deliberately skipped", so could-not-run is counted apart from skips).
+deliberately skipped", so could-not-run is counted apart from skips); a pass with `pending_reboot` →
+pending (CTRF's own status for it; rawStatus "pass", message "waits for a reboot: …").
 """
 
 from __future__ import annotations
@@ -104,6 +109,16 @@ def _stages(doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return stages
 
 
+def pending(row: dict[str, Any]) -> bool:
+    """A pass on a staged value (doctor JSON `pending_reboot`): not in effect until a reboot."""
+    return row.get("status") == "pass" and bool(row.get("pending_reboot"))
+
+
+def _pending_message(row: dict[str, Any]) -> str:
+    return clean(f"waits for a reboot: {row.get('summary')}"
+                 + (f" ({row['pending_reason']})" if row.get("pending_reason") else ""))
+
+
 def junit_xml(doctor_json: dict[str, Any]) -> str:
     """Doctor's JSON as a JUnit XML document (Jenkins' junit-10.xsd shape, which GitLab also reads):
     `<testsuites>` with one `<testsuite name="roce-wizard.STAGE">` per stage, in run order."""
@@ -116,12 +131,15 @@ def junit_xml(doctor_json: dict[str, Any]) -> str:
         counts = Counter(str(r.get("status")) for r in rows)
         suite = ET.SubElement(root, "testsuite", {
             "name": clean(f"roce-wizard.{stage}"), "tests": str(len(rows)), "failures": str(counts["fail"]),
-            "errors": "0", "skipped": str(counts["skip"] + counts["error"]), "time": "0"})
+            "errors": "0", "skipped": str(counts["skip"] + counts["error"] + sum(map(pending, rows))),
+            "time": "0"})
         for row in rows:
             case = ET.SubElement(suite, "testcase", {"classname": case_class(row), "name": case_name(row),
                                                      "time": "0"})
             status, summary = row.get("status"), clean(row.get("summary"))
-            if status == "fail":
+            if pending(row):
+                ET.SubElement(case, "skipped", {"message": _pending_message(row)})
+            elif status == "fail":
                 failure = ET.SubElement(case, "failure", {"message": summary, "type": "fail"})
                 failure.text = details(row)
             elif status == "skip":
@@ -156,7 +174,9 @@ def ctrf_json(doctor_json: dict[str, Any], *, stop_ms: int | None = None) -> dic
             "labels": {k: clean(row[k]) for k in ("check", "slug", "stage", "target", "subject", "severity")
                        if row.get(k) is not None},
         }
-        if status != "pass":
+        if pending(row):
+            test["status"], test["message"] = "pending", _pending_message(row)
+        elif status != "pass":
             test["message"] = clean(row.get("summary"))
             body = details(row)
             if body and status in ("fail", "error", "warn"):
@@ -170,7 +190,7 @@ def ctrf_json(doctor_json: dict[str, Any], *, stop_ms: int | None = None) -> dic
         "results": {
             "tool": {"name": "roce-wizard", "version": __version__},
             "summary": {"tests": len(tests), "passed": counts["passed"], "failed": counts["failed"],
-                        "pending": 0, "skipped": counts["skipped"], "other": counts["other"],
+                        "pending": counts["pending"], "skipped": counts["skipped"], "other": counts["other"],
                         "start": stop - duration_ms, "stop": stop, "duration": duration_ms},
             "tests": tests,
         },

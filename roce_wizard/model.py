@@ -75,7 +75,8 @@ class ExitCode(enum.IntEnum):
     OK = 0  # nothing failed (warnings allowed)
     FAILED = 1  # at least one check failed
     USAGE = 2  # usage or inventory error
-    INCOMPLETE = 3  # nothing failed, but some checks could not run (unreachable, tool missing)
+    INCOMPLETE = 3  # nothing failed, but not all is proven: some checks could not run (unreachable, tool
+    # missing) or a change they pass on waits for a reboot (pending_reboot)
 
 
 # --------------------------------------------------------------------------------------------
@@ -254,6 +255,9 @@ class Finding:
     subject: str | None = None  # port / device / VM the finding is about, when narrower than the target
     blocked_by: tuple[str, str] | None = None  # (check code, target) that made this one unjudgeable
     details: dict[str, Any] = field(default_factory=dict)
+    # a pass whose value is staged, not yet in effect: what it waits for (the engine sets it from the reboot
+    # ledger; engine/pending.py). The status stays `pass`: the JSON contract's closed set of statuses
+    pending_reboot: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -87,7 +87,7 @@ def doctor(
         raise _err(f"no target to check in {inventory}")
     run_setup = RunSetup(targets, chosen, stage_of, policy, lambda: transport, runlog, inventory=inventory,
                          playbook=setup.playbook, concurrency=concurrency, command_timeout=timeout,
-                         ledger_facts=replay is None)
+                         ledger_facts=replay is None, pending_from_ledger=replay is None)
     report = asyncio.run(run(run_setup, Mode.CHECK)).report
     for used in {id(t): t for t in (transport.values() if isinstance(transport, dict) else [transport])}.values():
         for warning in getattr(used, "warnings", []):  # e.g. TLS verification turned off for a target

@@ -81,7 +81,8 @@ def fix(
     run_setup = RunSetup(targets, setup.chosen, setup.stage_of, setup.policy, transports, runlog,
                          inventory=inventory, playbook=setup.playbook, concurrency=concurrency,
                          command_timeout=timeout, allow=allow, reboot=reboot, batch=batch,
-                         power_off_vms=allow_disruptive, reboot_timeout=reboot_timeout, poll_s=poll)
+                         power_off_vms=allow_disruptive, reboot_timeout=reboot_timeout, poll_s=poll,
+                         pending_from_ledger=True)
     asked: list[bool] = []
 
     def on_report(current) -> None:  # noqa: ANN001
@@ -104,6 +105,17 @@ def fix(
         if asked:
             return asked[0]
         runnable = [p for p in current.planned if p.allowed]
+        if reboot:  # before anything starts: which hosts go down, which VMs go off, who is skipped
+            from roce_wizard.engine.reboot_preview import preview_fix  # noqa: PLC0415
+
+            runlog.flush()
+            ahead = preview_fix(current.report, current.planned,
+                                scoped_ledger(runlog.path.parent.parent, runlog.path.name, targets))
+            if ahead.hosts or ahead.unreachable:
+                console.print("[bold underline]Reboots[/] (this round; a later round may add hosts its fixes "
+                              "unblock)", highlight=False)
+                for line in ahead.lines(power_off_vms=allow_disruptive):
+                    console.print(f"  {escape(printable(line))}", highlight=False, soft_wrap=True)
         console.print(f"{len(runnable)} of {plural(len(current.planned), 'fix')} would run "
                       f"({plural(sum(len(p.plan.steps) for p in runnable), 'step')})"
                       + (", then the reboots they need, and again until nothing is left" if reboot else "") + ".",

@@ -57,6 +57,7 @@ def demo(
     from roce_wizard.lab.control import LabError, LabSpec, background_lab, new_lab_dir  # noqa: PLC0415
 
     lab_dir = new_lab_dir()
+    wizard_code: int | None = None
     console = make_console()
     if baremetal:  # bare metal only: N Linux nodes, their switch, no ESXi and no vCenter (lab up --hosts 0 --baremetal N)
         count = hosts or 2
@@ -77,8 +78,9 @@ def demo(
                 from roce_wizard.tui.app import make_app  # noqa: PLC0415
 
                 # the lab's hosts are back within seconds: look at a rebooting one twice a second
-                make_app(lab.directory / "inventory.yaml", playbook=playbook, subtitle=f"practice lab: fresh, {what}",
-                         reboot_poll=0.5, reboot_timeout=300.0).run()
+                wizard_code = make_app(lab.directory / "inventory.yaml", playbook=playbook,
+                                       subtitle=f"practice lab: fresh, {what}", reboot_poll=0.5,
+                                       reboot_timeout=300.0).run()
                 code = None
             else:
                 extra = " --playbook baremetal" if baremetal else ""
@@ -92,7 +94,7 @@ def demo(
         raise _err(str(exc), ExitCode.FAILED) from None
     if code is None:
         console.print("[dim]The practice lab is stopped.[/]", highlight=False)
-        raise typer.Exit(0)
+        raise typer.Exit(wizard_code or 0)  # 130 when Ctrl-C stopped a fix (tui/stopped.py)
     console.print(f"\n[dim]doctor exited {code}. The lab is stopped; `roce-wizard lab up --scenario fresh` "
                   "keeps one running for you to try fixes on.[/]", highlight=False)
     raise typer.Exit(0)

@@ -165,7 +165,7 @@ async def apply_plans(
     change and its verify among them, always run together); once it says yes no further plan starts."""
     by_kind = transport if isinstance(transport, Mapping) else {kind: transport for kind in TargetKind}
     run = FixRun(planned)
-    done: set[tuple[str, str]] = set()
+    done: dict[tuple[str, str], str] = {}  # (target, command) that ran ok -> the check whose plan ran it
     sessions: dict[str, Any] = {}
     try:
         for item in planned:
@@ -184,6 +184,12 @@ async def apply_plans(
                 continue
             for step in item.plan.steps:
                 if (name, step.command) in done:
+                    if item.plan.reboot.value != "none" and done[(name, step.command)] != item.plan.check:
+                        # this plan's change was made too (the one nmlx5_core string of RW209 and RW210): the run
+                        # log says so, so the reboot ledger holds it as staged for this check as well
+                        log_event(runlog, FixStepRan(name, item.plan.check, step.description, step.command, 0,
+                                                     f"(the same command ran for {done[(name, step.command)]})",
+                                                     0.0, item.plan.reboot.value, step.host or None))
                     continue
                 started = time.monotonic()
                 try:
@@ -203,7 +209,7 @@ async def apply_plans(
                     on_event(event)
                 if not outcome.ok:
                     break
-                done.add((name, step.command))
+                done[(name, step.command)] = item.plan.check
     finally:
         for used in {id(t): t for t in by_kind.values()}.values():
             await used.close()

@@ -64,6 +64,8 @@ def exit_code_for(findings: Iterable[Finding]) -> ExitCode:
         return ExitCode.FAILED
     if any(f.status is Status.ERROR for f in findings):
         return ExitCode.INCOMPLETE
+    if any(f.status is Status.PASS and f.pending_reboot for f in findings):
+        return ExitCode.INCOMPLETE  # nothing failed, but a change is not in effect yet: not proven (pending.py)
     return ExitCode.OK
 
 

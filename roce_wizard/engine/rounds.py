@@ -60,6 +60,7 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
     round's look, between targets' plans (fixes.apply_plans), before reboots. A RunStopped event says where;
     what every run does at its end (VMs this tool powered off come back, or are named) still happens."""
     from roce_wizard.engine.checkpass import run_checks  # noqa: PLC0415
+    from roce_wizard.engine.pending import mark_pending  # noqa: PLC0415
     from roce_wizard.engine.reboots import (  # noqa: PLC0415
         RebootError,
         RebootOutcome,
@@ -150,6 +151,7 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
                                       stage_of=ctx.stage_of, runlog=ctx.runlog, concurrency=ctx.concurrency,
                                       command_timeout=ctx.command_timeout, on_event=hooks.on_event)
             book = ledger()
+            mark_pending(report.findings, book)  # a pass on a staged value shows it waits for a reboot
             # staged changes, under the host they wait on and the target they were made on (a BIOS value: the BMC)
             staged = {(who, p.check) for n, entry in book.items() for p in entry.awaiting_reboot
                       for who in (n, p.target)}

@@ -32,6 +32,7 @@ from roce_wizard.engine.events import (
 )
 from roce_wizard.engine.fixes import FixRun, Planned, apply_plans
 from roce_wizard.engine.judge import RunReport
+from roce_wizard.engine.pending import look_ledger, mark_pending
 from roce_wizard.engine.rounds import FixContext, Round, awaited, fix_until_ready, reboot_verdict
 from roce_wizard.model import ExitCode, LoadedCheck, Policy, Safety, Stage, Target
 from roce_wizard.records.runlog import RunLog
@@ -60,6 +61,7 @@ class RunSetup:
     command_timeout: float = 60.0
     names: set[str] | None = None  # check: only these targets
     ledger_facts: bool = False  # check: hand the checks what the ledger knows (a VM this tool powered off)
+    pending_from_ledger: bool = False  # every look: mark passes whose change waits for a reboot (live runs only)
     # fix
     allow: set[Safety] = field(default_factory=lambda: {Safety.SAFE})
     plans: list[Planned] | None = None  # apply exactly these (no rounds), then look at every target
@@ -136,6 +138,10 @@ async def run(setup: RunSetup, mode: Mode | str, hooks: Hooks | None = None) -> 
                                   runlog=setup.runlog, concurrency=setup.concurrency,
                                   command_timeout=setup.command_timeout, on_event=hooks.on_event,
                                   tool_facts=tool_facts)
+        if setup.pending_from_ledger:
+            setup.runlog.flush()  # this run's own fix steps and RW003 identities count
+            mark_pending(report.findings, look_ledger(setup.runlog.path.parent.parent, setup.runlog.path.name,
+                                                      setup.targets))
         emit(LookDone(purpose, report))
         return report
 

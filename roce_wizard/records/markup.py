@@ -14,7 +14,7 @@ from typing import Any
 CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222;padding:0 1em}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;
 vertical-align:top}th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.warn{color:#9a6700}
-.error{color:#8250df}.skip{color:#777}pre{background:#f6f8fa;padding:.6em;overflow:auto}svg{background:#fff}
+.error{color:#8250df}.skip{color:#777}.pending{color:#0969da}pre{background:#f6f8fa;padding:.6em;overflow:auto}svg{background:#fff}
 .note{color:#555}"""
 
 

@@ -24,6 +24,19 @@ if TYPE_CHECKING:  # the engine makes reports; rendering one needs only its fiel
 JSON_VERSION = 1
 STYLE = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "bold red", Status.SKIP: "dim", Status.ERROR: "magenta"}
 SYMBOL = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.ERROR: "?", Status.SKIP: "-"}
+# a pass on a value that is staged, not in effect yet (engine/pending.py): its own sign, never ✓
+PENDING_SYMBOL, PENDING_STYLE, PENDING_WORDS = "⟳", "cyan", "wait for a reboot"
+# the words of a status for people, one per status everywhere (grid, rail, log, doctor); JSON keeps the value
+LABEL = {Status.PASS: "passed", Status.WARN: "warnings", Status.FAIL: "failed", Status.ERROR: "could not run",
+         Status.SKIP: "skipped"}
+
+
+def symbol_of(f: Finding) -> str:
+    return PENDING_SYMBOL if f.status is Status.PASS and f.pending_reboot else SYMBOL[f.status]
+
+
+def style_of(f: Finding) -> str:
+    return PENDING_STYLE if f.status is Status.PASS and f.pending_reboot else STYLE[f.status]
 
 
 def _jsonable(value: Any) -> Any:
@@ -50,6 +63,9 @@ def result_rows(report: RunReport) -> list[dict[str, Any]]:
             "reboot": check.meta.reboot.value if check else None,
             "blocked_by": {"check": f.blocked_by[0], "target": f.blocked_by[1]} if f.blocked_by else None,
             "details": _jsonable(f.details),
+            # a pass whose change is staged, not in effect until a reboot (status stays "pass": README, JSON)
+            "pending_reboot": bool(f.status is Status.PASS and f.pending_reboot),
+            "pending_reason": f.pending_reboot if f.status is Status.PASS else None,
         })
     return rows
 
@@ -61,6 +77,7 @@ def to_json_dict(report: RunReport, changes: list[dict[str, Any]] | None = None)
         "results": result_rows(report),
         "summary": {
             **counts,
+            "pending_reboot": sum(1 for f in report.findings if f.status is Status.PASS and f.pending_reboot),
             "targets": len(report.targets),
             "checks": len(report.checks),
             "exit_code": int(report.exit_code),
@@ -75,8 +92,16 @@ def to_json_dict(report: RunReport, changes: list[dict[str, Any]] | None = None)
 
 def summary_line(report: RunReport) -> str:
     c = report.counts()
-    return (f"{c['pass']} passed, {plural(c['warn'], 'warning')}, {c['fail']} failed, {c['error']} could not run, "
-            f"{c['skip']} skipped — {plural(len(report.targets), 'target')} in {report.duration_s:.1f}s")
+    return counts_words(c, sum(1 for f in report.findings if f.status is Status.PASS and f.pending_reboot)) + (
+        f" — {plural(len(report.targets), 'target')} in {report.duration_s:.1f}s")
+
+
+def counts_words(c: dict[str, int], pending: int = 0) -> str:
+    """"3 passed, 2 wait for a reboot, 0 warnings, …": the pending are not counted as passed here (they are in
+    the JSON's `pass`, with `pending_reboot` saying how many of them)."""
+    waiting = f"{pending} {PENDING_WORDS}, " if pending else ""
+    return (f"{c.get('pass', 0) - pending} passed, {waiting}{plural(c.get('warn', 0), 'warning')}, {c.get('fail', 0)} failed, "
+            f"{c.get('error', 0)} could not run, {c.get('skip', 0)} skipped")
 
 
 def _stage_order(report: RunReport) -> list[Stage]:
@@ -156,13 +181,15 @@ def _render_finding(report: RunReport, f: Finding, console: Console, verbose: bo
     slug = check.meta.slug if check else ""
     line = Text.assemble(
         ("    ", ""),
-        (SYMBOL[f.status], STYLE[f.status]),
+        (symbol_of(f), style_of(f)),
         (f" {f.check} ", "bold"),
         (f"{slug:<28} ", "cyan"),
         (printable(f.summary), ""),
     )
     if f.subject:
         line.append(printable(f" [{f.subject}]"), style="dim")
+    if f.status is Status.PASS and f.pending_reboot:
+        line.append(printable(f" — not in effect yet: {f.pending_reboot}"), style=PENDING_STYLE)
     console.print(line, soft_wrap=True)
     if f.details.get("mpirun") and f.status is not Status.SKIP:  # RW604: the line jobs should use (contract 3)
         console.print(Text(printable(f"        {f.details['mpirun']}"), style="bold"), soft_wrap=True)
@@ -199,8 +226,7 @@ def _short(value: Any) -> str:
 def results_line(summary: dict[str, Any]) -> str:
     """The counts of a results document's summary; a run that ended says so (its rows are in their final state)."""
     ended = f" (final state; the run ended with exit code {summary['exit_code']})" if "exit_code" in summary else ""
-    return (f"{summary.get('pass', 0)} passed, {plural(summary.get('warn', 0), 'warning')}, {summary.get('fail', 0)} failed, "
-            f"{summary.get('error', 0)} could not run, {summary.get('skip', 0)} skipped{ended}")
+    return counts_words(summary, int(summary.get("pending_reboot") or 0)) + ended
 
 
 def rows_by_stage(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -221,10 +247,16 @@ def results_sections(rows: list[dict[str, Any]]) -> list[Section]:
     """The findings by stage, how to fix by hand, the validate stage's measurements (tables, incast plots)
     and the mpirun line jobs should use."""
     symbol = {status.value: sign for status, sign in SYMBOL.items()}
+
+    def pending(r: dict[str, Any]) -> bool:
+        return r.get("status") == "pass" and bool(r.get("pending_reboot"))
+
     out = [Section(stage, [Table(["", "check", "target", "subject", "summary"],
-                                 [[symbol.get(r.get("status"), "?"), str(r.get("check")), r.get("target") or "",
-                                   r.get("subject") or "", r.get("summary") or ""] for r in stage_rows],
-                                 [str(r.get("status")) for r in stage_rows])])
+                                 [[PENDING_SYMBOL if pending(r) else symbol.get(r.get("status"), "?"),
+                                   str(r.get("check")), r.get("target") or "", r.get("subject") or "",
+                                   (r.get("summary") or "") + (f" — not in effect yet: {r.get('pending_reason')}"
+                                                               if pending(r) else "")] for r in stage_rows],
+                                 ["pending" if pending(r) else str(r.get("status")) for r in stage_rows])])
            for stage, stage_rows in rows_by_stage(rows)]
     fabric = pair_sentences(rows)
     if fabric:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,43 +35,21 @@ from roce_wizard.engine.events import (
     VmsStillOff,
 )
 from roce_wizard.engine.fixes import Planned, plan_fixes
+from roce_wizard.engine.pending import pending_count
 from roce_wizard.model import Safety, Status
 from roce_wizard.records.ledger import build_ledger
-from roce_wizard.records.report import summary_line, to_json_dict
+from roce_wizard.records.report import counts_words, summary_line, to_json_dict
 from roce_wizard.records.runlog import RunLog
 from roce_wizard.records.wording import plural
-from roce_wizard.session import Setup, live_transports, load_setup
+from roce_wizard.session import load_setup
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import Board, Progress, TargetProgress, merge_reports
+from roce_wizard.tui.connection import Connection
 from roce_wizard.tui.readonly import READ_ONLY, refuse_work
+from roce_wizard.tui.stopped import INTERRUPTED, stop_report
 
 ALL_SAFETY = {Safety.SAFE, Safety.DISRUPTIVE}  # previews show both; the gate is the second confirmation
-
-
-@dataclass
-class Connection:
-    """How the wizard reaches the inventory's targets: live (as doctor) or from recorded outputs."""
-
-    inventory: Path
-    setup: Setup
-    replay: Path | None = None
-    known_hosts: Path | None = None
-    connect_timeout: float = 10.0
-    timeout: float = 60.0
-    concurrency: int = 32
-    reboot_timeout: float = 1200.0  # seconds a host may take to come back from a reboot
-    reboot_poll: float = 5.0  # seconds between looks at a rebooting host (the practice lab: well under one)
-
-    def transports(self, run_dir: Path) -> Any:
-        if self.replay is not None:
-            from roce_wizard.transports.replay import ReplayTransport  # noqa: PLC0415
-
-            return ReplayTransport.from_file(self.replay, max_concurrent_connects=self.concurrency)
-        return live_transports({t.kind for t in self.setup.targets}, known_hosts=self.known_hosts,
-                               trust_on_first_use=False, concurrency=self.concurrency,
-                               connect_timeout=self.connect_timeout, timeout=self.timeout, run_dir=run_dir,
-                               interactive=False)
 
 
 class WizardApp(App[int]):
@@ -82,7 +59,7 @@ class WizardApp(App[int]):
         # the footer lists these first (tui/keys.py), in this order, so 80 columns keep them
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("ctrl+c", "interrupt", "Quit; mid-fix: stop at a safe point (exit 130)", show=False, priority=True),
         Binding("b", "reboots", "Reboots"),
         Binding("e", "export", "Export"),
     ]
@@ -104,6 +81,8 @@ class WizardApp(App[int]):
         self.fix_all_result: msg.FixAllFinished | None = None
         self.working: str | None = None  # a fix or reboot the engine is running ("fix", "reboot", "fix everything")
         self.stop_requested = False  # the user confirmed quitting mid-run: the engine stops at its next safe point
+        self.interrupted = False  # that stop came from Ctrl-C: exit code 130 (tui/stopped.py)
+        self.stop_lines: list[str] = []  # what the stop left behind, printed after the wizard closes
         self.start = start
         self.sub_title = (subtitle or str(connection.inventory)) + (" — READ-ONLY replay" if connection.replay else "")
 
@@ -138,7 +117,7 @@ class WizardApp(App[int]):
         return RunSetup(setup.targets, checks, setup.stage_of, setup.policy,
                         lambda: c.transports(runlog.path), runlog, inventory=c.inventory, playbook=setup.playbook,
                         concurrency=c.concurrency, command_timeout=c.timeout, reboot_timeout=c.reboot_timeout,
-                        poll_s=c.reboot_poll, **options)
+                        poll_s=c.reboot_poll, pending_from_ledger=c.replay is None, **options)
 
     def hooks(self, runlog: RunLog, purpose: str) -> Hooks:
         """Engine events become messages (tui/messages.py); a stop the user confirmed is asked at safe points."""
@@ -194,8 +173,10 @@ class WizardApp(App[int]):
         runlog = RunLog.create(kind=kind)
         self.run_dirs.append(runlog.path)
         self.working = purpose if mode is not Mode.CHECK else None
+        outcome: RunOutcome | None = None
         try:
-            return await run(self.run_setup(runlog, **options), mode, self.hooks(runlog, purpose))
+            outcome = await run(self.run_setup(runlog, **options), mode, self.hooks(runlog, purpose))
+            return outcome
         except Exception as exc:  # noqa: BLE001 - shown, never a crashed UI
             self.post_message(msg.WorkFailed(purpose, f"{type(exc).__name__}: {exc}"))
             if purpose == "fix everything":
@@ -204,8 +185,8 @@ class WizardApp(App[int]):
         finally:
             runlog.close()
             self.working = None
-            if self.stop_requested:  # the user confirmed quitting mid-run: the run stopped at a safe point
-                self.exit(0)
+            if self.stop_requested:  # the user asked to quit mid-run: the run stopped at a safe point
+                self.quit_after_stop(purpose, outcome, runlog.path)
 
     @work(group="engine", name="checks")
     async def run_engine(self, purpose: str = "checks", names: set[str] | None = None) -> None:
@@ -329,9 +310,8 @@ class WizardApp(App[int]):
         if message.final:
             self.busy = None
         style = "red" if report.exit_code == 1 else "yellow" if report.exit_code == 3 else "green"
-        counts = report.counts()
-        self.log_line(f"{message.purpose} done: {counts['pass']} passed, {plural(counts['warn'], 'warning')}, "
-                      f"{counts['fail']} failed, {counts['error']} could not run, {counts['skip']} skipped", style)
+        self.log_line(f"{message.purpose} done: {counts_words(report.counts(), pending_count(report.findings))}",
+                      style)
         self.refresh_bindings()
 
     def on_fix_step_done(self, message: msg.FixStepDone) -> None:
@@ -429,6 +409,34 @@ class WizardApp(App[int]):
         if action == "reboots" and type(self.screen).__name__ == "RebootScreen":
             return False  # there already: the 80-column footer keeps the tracker's own keys instead
         return True
+
+    def quit_after_stop(self, purpose: str, outcome: RunOutcome | None, run_dir: Path) -> None:
+        """Say what the stop left behind (in the log, and printed once the wizard has closed), then exit: 130
+        after Ctrl-C (interrupted: a script must not read success), 0 after `q` was confirmed in the dialog."""
+        book = self.read_ledger() or {}
+        names = {t.name for t in self.connection.setup.targets}
+        by = "Ctrl-C" if self.interrupted else "q"
+        self.stop_lines = stop_report(purpose, by, outcome, {h: e for h, e in book.items() if h in names}, run_dir)
+        for line in self.stop_lines:
+            self.log_line(line, "bold yellow")
+        code = INTERRUPTED if self.interrupted else 0
+        self.exit(code, return_code=code, message=Text("\n".join(self.stop_lines), style="yellow"))
+
+    def action_interrupt(self) -> None:
+        """Ctrl-C. Idle: quit. During a fix or reboot: stop at the next safe point without asking (an interrupt
+        is meant), say what is left, exit 130. A second Ctrl-C does not cut a change in half: it says so."""
+        if self.working is None:
+            self.exit(0)
+            return
+        if self.stop_requested:
+            self.notify("already stopping at the next safe point: a change and its verify finish together",
+                        title="Ctrl-C", severity="warning")
+            return
+        self.stop_requested = self.interrupted = True
+        self.log_line(f"Ctrl-C: {self.working} stops at the next safe point (between targets or rounds), then the "
+                      "wizard quits and says what is left", "bold yellow")
+        self.notify(f"{self.working}: stopping at the next safe point, then quitting", title="Ctrl-C",
+                    severity="warning")
 
     async def action_quit(self) -> None:
         """Quit; during a fix or reboot first ask, then let the engine stop at its next safe point (between

@@ -14,6 +14,7 @@ from roce_wizard.engine import RunReport, TargetRun
 from roce_wizard.engine import applicable as check_applies
 from roce_wizard.engine.fixes import Planned
 from roce_wizard.model import Finding, LoadedCheck, Safety, Stage, Status, Target
+from roce_wizard.records.report import PENDING_SYMBOL
 
 # the stages the rail shows, in DOMAIN order; preflight first so RW001-RW003 have a home too
 RAIL = (Stage.PREFLIGHT, Stage.BIOS, Stage.ESXI, Stage.VSPHERE, Stage.GUEST, Stage.LINUX, Stage.SWITCH,
@@ -21,6 +22,9 @@ RAIL = (Stage.PREFLIGHT, Stage.BIOS, Stage.ESXI, Stage.VSPHERE, Stage.GUEST, Sta
 # worst first: a cell with several subjects shows the worst of them
 WORST_FIRST = (Status.FAIL, Status.ERROR, Status.WARN, Status.SKIP, Status.PASS)
 RUNNING, NOT_APPLICABLE = "…", "·"
+# cell states beside the statuses: a pass on a staged value (waits for a reboot), and a skip caused by another
+# check's failure (blocked) as opposed to a check that does not apply; counts() keys them apart
+PENDING, BLOCKED = "pending", "blocked"
 
 
 class Progress(str, Enum):
@@ -118,11 +122,26 @@ class Board:
     def cell_status(self, row: str, code: str) -> Status | None:
         return worst(f.status for f in self.cell_findings(row, code))
 
+    def cell_pending(self, row: str, code: str) -> bool:
+        """The cell passes, but on a value that waits for a reboot (engine/pending.py): ⟳, never ✓."""
+        found = self.cell_findings(row, code)
+        return worst(f.status for f in found) is Status.PASS and any(f.pending_reboot for f in found)
+
+    def cell_blocked(self, row: str, code: str) -> Finding | None:
+        """The finding that says what blocks the cell, when every finding of it is a skip caused by another
+        check (not a check that does not apply)."""
+        found = self.cell_findings(row, code)
+        if found and all(f.status is Status.SKIP and f.blocked_by for f in found):
+            return found[0]
+        return None
+
     def cell_text(self, row: str, code: str) -> str:
         if self._row_running(row, code):
             return RUNNING
         status = self.cell_status(row, code)
-        return status.symbol if status is not None else NOT_APPLICABLE
+        if status is None:
+            return NOT_APPLICABLE
+        return PENDING_SYMBOL if self.cell_pending(row, code) else status.symbol
 
     def _row_running(self, row: str, code: str) -> bool:
         if not self.running:
@@ -133,14 +152,18 @@ class Board:
         run = self.run_of_row(row, code)
         return run is not None and run.target.name in self.running
 
-    def counts(self, stage: Stage) -> dict[Status, int]:
-        """Cells (host × check) per status: what the rail shows."""
-        out = {s: 0 for s in Status}
+    def counts(self, stage: Stage) -> dict[Status | str, int]:
+        """Cells (host × check) per status: what the rail shows. A pending cell counts under PENDING, not
+        PASS; BLOCKED counts the SKIP cells that another check's failure blocks (a subset of SKIP)."""
+        out: dict[Status | str, int] = {s: 0 for s in Status} | {PENDING: 0, BLOCKED: 0}
         for row in self.rows(stage):
             for code in self.columns(stage):
                 status = self.cell_status(row, code)
-                if status is not None:
-                    out[status] += 1
+                if status is None:
+                    continue
+                out[PENDING if self.cell_pending(row, code) else status] += 1
+                if status is Status.SKIP and self.cell_blocked(row, code) is not None:
+                    out[BLOCKED] += 1
         return out
 
     def run_of(self, finding: Finding) -> TargetRun | None:

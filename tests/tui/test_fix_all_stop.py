@@ -107,3 +107,26 @@ async def test_fix_everything_updates_the_grid_per_target_before_the_round_ends(
         await pilot.press("enter")
         await pilot.press("q")
     assert app.return_code == 0
+
+
+@pytest.mark.slow
+async def test_ctrl_c_during_fix_everything_stops_at_a_safe_point_says_what_is_left_and_exits_130(lab):
+    _, inventory = lab
+    app = make_app(inventory)
+    async with app.run_test(size=SIZE) as pilot:
+        await start_fix_all(app, pilot)
+        await until(pilot, lambda: app.working == "fix everything", what="the fix worker")
+        await pilot.press("ctrl+c")  # an interrupt: no question, the stop is asked of the engine at once
+        assert not isinstance(app.screen, ConfirmScreen) and app.stop_requested
+        await pilot.press("ctrl+c")  # a second one does not cut a change in half
+        assert app.return_code is None or app.return_code == 130
+        await until(pilot, lambda: app.return_code is not None, 120, "the stop at a safe point")
+    assert app.return_code == 130  # 128 + SIGINT: a script must not read success
+    said = "\n".join(app.stop_lines)
+    assert said.startswith("fix everything: stopped by Ctrl-C at a safe point ("), said
+    assert "no host was left between a change and its verify" in said and "run log: " in said
+    fix_run = next(d for d in reversed(app.run_dirs) if any(e["type"] == "run-stopped" for e in read_events(d)))
+    [stopped] = [e for e in read_events(fix_run) if e["type"] == "run-stopped"]
+    assert stopped["where"] in SAFE_POINTS and f"({stopped['where']}, round {stopped['round']})" in said
+    assert f"run log: {fix_run}" in said
+    assert not any(w.is_running for w in app.workers)

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from roce_wizard.engine.fixes import Planned, StepResult
-from roce_wizard.model import Safety
+from roce_wizard.model import Safety, Status
 from roce_wizard.records.wording import plural, plural_word
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
@@ -164,13 +164,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     @classmethod
     def disruptive(cls, planned: list[Planned], *, vms: bool = False) -> ConfirmScreen:
-        then = ("the hosts are rebooted as needed, and their VMs powered off for it (on again once, after the "
-                "host's last reboot)" if vms else "the host must be rebooted (the reboot tracker, b, lists it)")
-        body = [Text("These change firmware, drivers or module parameters; they take effect only after the "
-                     f"reboot shown, and {then}:")]
-        for p in planned:
-            body.append(Text(printable(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (reboot: {p.plan.reboot.value})"),
-                             style="yellow"))
+        body = disruptive_body(planned, vms=vms)
         return cls(f"Apply {plural(len(planned), 'disruptive fix', 'disruptive fixes')} too?", body, "Yes, include them (y)",
                    "No, safe ones only (n)")
 
@@ -193,6 +187,30 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+def disruptive_body(planned: list[Planned], *, vms: bool = False) -> list[Text]:
+    """The second confirmation's words: what applies at once (a switch's PFC or MTU: the fabric changes when the
+    step runs, no reboot) apart from what takes effect only after a reboot (firmware, drivers, module parameters,
+    BIOS), so neither is mistaken for the other."""
+    now = [p for p in planned if p.plan.reboot.value == "none"]
+    later = [p for p in planned if p.plan.reboot.value != "none"]
+    body: list[Text] = []
+    if now:
+        body.append(Text("These apply at once, no reboot: the change is live on the fabric or the host as soon as "
+                         "its step runs (a switch port's PFC or MTU; traffic on it may pause or drop meanwhile):",
+                         style="bold"))
+        body += [Text(printable(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (immediately)"), style="yellow")
+                 for p in now]
+    if later:
+        then = ("the hosts are rebooted as needed, and their VMs powered off for it (on again once, after the "
+                "host's last reboot)" if vms else "the host must be rebooted (the reboot tracker, b, lists it)")
+        body.append(Text(("\n" if now else "") + "These change firmware, drivers or module parameters; they take "
+                         f"effect only after the reboot shown (until then their cells show ⟳), and {then}:",
+                         style="bold"))
+        body += [Text(printable(f"  {p.plan.target} {p.plan.check}: {p.plan.summary} (after reboot: "
+                                f"{p.plan.reboot.value})"), style="yellow") for p in later]
+    return body
 
 
 class FixProgressScreen(ModalScreen[None]):
@@ -268,10 +286,12 @@ class FixProgressScreen(ModalScreen[None]):
         app = self.app
         if self.state.endswith("re-verifying…") and app.busy is None:
             touched = {p.plan.target for p in self.planned}
-            cells = [(f.status.symbol, f) for f in app.board.findings()
+            cells = [f for f in app.board.findings()
                      if f.target in touched and any(f.check == p.plan.check for p in self.planned)]
-            green = sum(1 for sym, _ in cells if sym == "✓")
-            self.state = f"re-verified: {green} of {plural(len(cells), 'fixed finding')} now {plural_word(green, 'passes')}"
+            staged = sum(1 for f in cells if f.status is Status.PASS and f.pending_reboot)
+            green = sum(1 for f in cells if f.status is Status.PASS) - staged
+            self.state = f"re-verified: {green} of {plural(len(cells), 'fixed finding')} now {plural_word(green, 'passes')}" + (
+                f", {staged} wait for a reboot (⟳: not in effect yet)" if staged else "")
             self.redraw()
 
     def on_button_pressed(self, _: Button.Pressed) -> None:

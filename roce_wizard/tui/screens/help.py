@@ -52,8 +52,11 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text("Keys", style="bold"), classes="dialog-title dialog-head")
             with VerticalScroll(id="help-body", classes="dialog-body"):
                 yield Static(key_table(self.groups))
-                yield Static(Text("\nCells: ✓ pass  ! warning  ✗ fail  ? could not run  - skipped (blocked or not "
-                                  "applicable)  · not judged here  … running. The mouse works too: click a stage, a "
+                yield Static(Text("\nCells: ✓ pass  ⟳ passes, waits for a reboot (not in effect yet)  ! warning  ✗ fail  "
+                                  "? could not run  - skipped (blocked or not applicable)  · not judged here  … "
+                                  "running. Rail: ✓ ⟳ ! ✗ ? count cells; \"blocked\" when every judged cell of a stage "
+                                  "is blocked, \"nothing judged\" when it has no result; … while a check runs (the last "
+                                  "counts stay until the new ones are final). The mouse works too: click a stage, a "
                                   "cell, a button.", style="dim"))
                 yield Static(Text(LAST_LINE, style="dim"), id="help-end")
             yield Static(Text("↑↓ PgUp PgDn Home End scroll · Escape closes", style="dim"), classes="dialog-foot")

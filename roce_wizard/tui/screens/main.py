@@ -13,11 +13,12 @@ from textual.widgets import DataTable, Footer, Header, OptionList, RichLog, Stat
 from textual.widgets.option_list import Option
 
 from roce_wizard.engine.fixes import Planned
-from roce_wizard.model import Stage, Status
-from roce_wizard.records.report import STYLE
+from roce_wizard.model import Stage
+from roce_wizard.records.report import PENDING_STYLE, PENDING_SYMBOL, STYLE
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import NOT_APPLICABLE, RUNNING
+from roce_wizard.tui.cellwords import nothing_to_fix, rail_text, title_counts
 from roce_wizard.tui.keys import AppKeysFirst
 from roce_wizard.tui.readonly import BANNER, is_read_only
 from roce_wizard.tui.widgets.detail import cell_detail, fix_commands
@@ -49,6 +50,7 @@ class MainScreen(AppKeysFirst):
         self.logged = 0
         self.detail: Group = Group()
         self.detail_of: tuple[Stage, str | None, str | None] | None = None  # the cell the detail pane shows
+        self.settled: dict[Stage, dict] = {}  # the last final counts per stage (stage_counts)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -85,13 +87,20 @@ class MainScreen(AppKeysFirst):
 
     # ------------------------------------------------------------------ drawing
 
+    def stage_counts(self, stage: Stage) -> tuple[dict, bool]:
+        """(counts, running): while a look is under way the rail and the title keep the last final counts
+        (cells fill in target by target, provisional before root causes are resolved: counts would flash)."""
+        board = self.app.board
+        running = bool(board.running)
+        if not running or stage not in self.settled:
+            self.settled[stage] = board.counts(stage)
+        return self.settled[stage], running
+
     def rail_prompt(self, stage: Stage) -> Text:
-        counts = self.app.board.counts(stage)
+        counts, running = self.stage_counts(stage)
         line = Text(stage.value, style="bold")
         line.append("\n ")
-        for status in (Status.PASS, Status.WARN, Status.FAIL, Status.ERROR):
-            if counts[status] or status in (Status.PASS, Status.FAIL):
-                line.append(f"{status.symbol}{counts[status]} ", style=STYLE[status])
+        line.append_text(rail_text(counts, running))
         return line
 
     def on_board_changed(self, _: msg.BoardChanged) -> None:
@@ -130,11 +139,10 @@ class MainScreen(AppKeysFirst):
             for row in rows:
                 for code, cell in zip(columns, self.row_cells(row, columns)[1:], strict=True):
                     grid.update_cell(row, code, cell)
-        counts = board.counts(self.stage)
+        counts, _ = self.stage_counts(self.stage)
         title = Text.assemble((f"{self.stage.value.upper()}", "bold"),
                               f"  {len(rows)} hosts × {len(columns)} checks   ")
-        for status in Status:
-            title.append(f"{status.symbol} {status.value} {counts[status]}  ", style=STYLE[status])
+        title.append_text(title_counts(counts))
         if self.app.busy:
             title.append(f"  [{self.app.busy} running]", style="bold")
         self.query_one("#grid-title", Static).update(title)
@@ -147,7 +155,8 @@ class MainScreen(AppKeysFirst):
         for code in columns:
             text = board.cell_text(row, code)
             status = board.cell_status(row, code)
-            style = "dim" if text in (RUNNING, NOT_APPLICABLE) or status is None else STYLE[status]
+            style = ("dim" if text in (RUNNING, NOT_APPLICABLE) or status is None else
+                     PENDING_STYLE if text == PENDING_SYMBOL else STYLE[status])
             cells.append(Text(f" {text} ", style=style, justify="center"))
         return cells
 
@@ -231,6 +240,8 @@ class MainScreen(AppKeysFirst):
         return board.plans_in(self.stage)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "fix_cell":  # always answers: a cell with nothing to run says why (action_fix_cell)
+            return None if self.app.busy else True
         if action in SCOPES:
             return None if self.app.busy or not any(p.allowed for p in self.scope(action)) else True
         if action == "rerun":
@@ -251,6 +262,11 @@ class MainScreen(AppKeysFirst):
         start_fix_flow(self.app, planned, what)
 
     def action_fix_cell(self) -> None:
+        row, code = self.selected()
+        why = nothing_to_fix(self.app.board, self.stage, row, code)
+        if why is not None:  # no silent no-op: say why nothing runs here
+            self.app.notify(printable(why), title="fix", markup=False)
+            return
         self.open_fix("fix_cell")
 
     def action_fix_host(self) -> None:

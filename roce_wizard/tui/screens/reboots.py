@@ -148,8 +148,17 @@ class RebootScreen(AppKeysFirst):
 
         if refused(self.app, "reboot"):
             return
-        hosts = self.pending_hosts()
-        body = [Text(f"{h}: maintenance mode, reboot, wait for it to come back, verify") for h in hosts]
+        from roce_wizard.engine.reboot_preview import preview  # noqa: PLC0415
+
+        # what will happen, from the last look: the VMs vCenter shows on each host (powered off for the reboot,
+        # on again after) and the hosts that did not answer (skipped: a reboot cannot be asked of them)
+        ahead = preview(self.app.board.report, self.pending_hosts())
+        hosts = ahead.hosts
+        if not hosts:
+            self.app.notify(printable("; ".join(ahead.lines())) or "nothing to reboot", title="reboot",
+                            severity="warning", markup=False)
+            return
+        body = [Text(printable(line), style="yellow" if "skipped" in line else "") for line in ahead.lines()]
 
         def go(yes: bool | None) -> None:
             if yes:

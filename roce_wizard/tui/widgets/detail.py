@@ -14,8 +14,8 @@ from rich.text import Text
 from roce_wizard.catalog import SECTIONS
 from roce_wizard.commands.switch_config import human_command
 from roce_wizard.engine.fixes import Planned
-from roce_wizard.model import Safety, Stage
-from roce_wizard.records.report import STYLE
+from roce_wizard.model import Safety, Stage, Status
+from roce_wizard.records.report import PENDING_STYLE, style_of, symbol_of
 from roce_wizard.textsafe import printable
 from roce_wizard.tui.board import Board
 
@@ -100,10 +100,12 @@ def cell_detail(board: Board, stage: Stage, row: str | None, code: str | None) -
     if not findings:
         parts.append(Text("not judged on this host (not applicable, or not run yet)", style="dim"))
     for f in findings:  # the verdict, and what was seen against what was wanted
-        line = Text.assemble((f"{f.status.symbol} ", STYLE[f.status]), printable(f.summary))
+        line = Text.assemble((f"{symbol_of(f)} ", style_of(f)), printable(f.summary))
         if f.subject:
             line.append(printable(f" [{f.subject}]"), style="dim")
         parts.append(line)
+        if f.status is Status.PASS and f.pending_reboot:
+            parts.append(Text(printable(f"  not in effect yet: {f.pending_reboot}"), style=PENDING_STYLE))
         if f.details.get("unjudged"):
             parts.append(Text(printable(f"  saw: {f.details['unjudged']}"), style="dim"))
         if f.observed is not None or f.expected is not None:
@@ -168,9 +170,9 @@ def host_detail(board: Board, stage: Stage, row: str) -> Group:
         parts.append(Text(printable(progress.message), style="red"))
     counts: dict[str, int] = {}
     for code in board.columns(stage):
-        status = board.cell_status(row, code)
-        if status is not None:
-            counts[status.symbol] = counts.get(status.symbol, 0) + 1
+        if board.cell_status(row, code) is not None:
+            sign = board.cell_text(row, code)
+            counts[sign] = counts.get(sign, 0) + 1
     parts.append(Text("  ".join(f"{sym} {n}" for sym, n in counts.items()) or "no results yet"))
     planned = board.plans_in(stage, row)
     if planned:
