@@ -35,7 +35,7 @@ def test_doctor_ends_with_the_next_step(tmp_path):
     run = cli(tmp_path, "doctor", *REPLAY, "--skip", "RW6")
     assert run.returncode == 1, run.stderr
     *_, summary, log, fixes, reach = run.stdout.rstrip("\n").split("\n")
-    assert summary.startswith("98 passed, 1 warning, 6 failed") and log.startswith("run log: ")
+    assert summary.startswith("105 passed, 1 warning, 6 failed") and log.startswith("run log: ")
     # RW209 (disruptive) and RW405 (safe) have a plan; the command repeats this run's -i and --skip, quoted
     inventory = str(SAMPLE / "inventory.yaml")
     command = shlex.join(["roce-wizard", "fix", "-i", inventory, "--skip", "RW6"])
@@ -94,5 +94,5 @@ def test_summary_counts_read_in_the_singular():
     from roce_wizard.records.report import summary_line  # noqa: PLC0415
 
     report = SimpleNamespace(counts=lambda: {"pass": 1, "warn": 1, "fail": 1, "error": 1, "skip": 1},
-                             targets=["esx-01"], duration_s=0.1)
+                             targets=["esx-01"], duration_s=0.1, findings=[])
     assert summary_line(report) == "1 passed, 1 warning, 1 failed, 1 could not run, 1 skipped — 1 target in 0.1s"
