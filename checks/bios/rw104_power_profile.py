@@ -8,7 +8,7 @@ What it checks
     `PerfPerWattOptimizedDapc` (BIOS-driven DAPC) and `DenseCfgOptimized`, HPE
     `DynamicPowerSavings` / `StaticLowPower` (and any value not named here, e.g. Dell `Custom`, whose
     CPU settings this check cannot see). Current value, and nothing else staged for the next
-    reboot. Without a BMC the OS cannot see the profile: the check then says so (DOMAIN §3, §7).
+    reboot. Without a BMC the OS cannot see the profile: the check then says so.
 
 Why it matters
     With a BIOS-controlled profile (Dell's factory `PerfPerWattOptimizedDapc`) the BIOS lowers
