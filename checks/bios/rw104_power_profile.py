@@ -2,7 +2,7 @@
 
 What it checks
     With the server's BMC in the inventory: a performance profile passes — Dell `SysProfile`
-    `PerfPerWattOptimizedOs` ("Performance Per Watt (OS)", the seed's) or `PerfOptimized`
+    `PerfPerWattOptimizedOs` ("Performance Per Watt (OS)", seed 000's) or `PerfOptimized`
     ("Performance"); HPE iLO `PowerRegulator` `OsControl` ("OS Control Mode") or `StaticHighPerf`
     ("Static High Performance Mode"). Only the energy-saving profiles warn: Dell
     `PerfPerWattOptimizedDapc` (BIOS-driven DAPC) and `DenseCfgOptimized`, HPE

@@ -14,7 +14,7 @@ Why it matters
 
 How to fix by hand
     Download the MFT and NMST packages for your ESXi release from NVIDIA, keep them on a datastore
-    every host can reach (seed best practice), then on each host, for .vib files:
+    every host can reach (seed 000's best practice), then on each host, for .vib files:
         esxcli software vib install -v /vmfs/volumes/<datastore>/<dir>/MEL_bootbank_mft_<version>.vib -f
         esxcli software vib install -v /vmfs/volumes/<datastore>/<dir>/MEL_bootbank_nmst_<version>.vib -f
     and for an offline bundle / component .zip:

@@ -4,7 +4,7 @@ What it checks
     The RoCE card's firmware `NUM_OF_VFS` (mlxconfig, Next Boot) against this card's entries in the
     nmlx5_core `max_vfs` module parameter, by `policy.num_of_vfs_rule`:
     - `sum_plus_one` (default; seed 000's and the user's rule): NUM_OF_VFS > the SUM of the card's
-      entries (seed: 16 > 8+7);
+      entries (seed 000: 16 > 8+7);
     - `per_port` (NVIDIA's semantics): NUM_OF_VFS ≥ EVERY entry (it is a per-PF ceiling).
     An entry above NUM_OF_VFS fails under both rules (that port gets fewer VFs than asked). Between
     the two (every entry covered, the sum not exceeded) `sum_plus_one` fails and the summary says
