@@ -11,6 +11,7 @@ from typing import Any
 
 from roce_wizard.catalog import SECTIONS
 from roce_wizard.model import LoadedCheck
+from roce_wizard.seeds import SEEDS, seed_notes
 
 SAFETIES = ("safe", "disruptive", "manual")
 _SAFETY_RE = re.compile(r"^\s*(safe|disruptive|manual)\b", re.IGNORECASE)
@@ -53,6 +54,11 @@ def catalog_markdown(checks: dict[str, LoadedCheck]) -> str:
         "Fix: `auto` — `roce-wizard fix` plans and applies it (after a preview and your yes); `by hand` — the",
         "report prints the exact command and you run it. Safety: `safe` (no reboot, no outage), `disruptive`",
         "(a reboot, a link flap or a driver reload; needs `--allow-disruptive`), `manual` (never run by the tool).",
+        "",
+        "Each check names the sources of the commands it reads and emits (vendor documents, real captures in the",
+        "project's test corpus, real binaries). Three published field reports are cited by a short name:",
+        "",
+        *(f"- {note}" for note in seed_notes(" ".join(f"seed {n}" for n in SEEDS))),
         "",
         "| code | slug | stage | severity | targets | fix | safety | reboot | title |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -12,7 +12,7 @@ from typing import Any
 
 
 class Stage(str, enum.Enum):
-    """Stages in DOMAIN §1 order (preflight first; `linux` is the bare-metal host stage)."""
+    """Stages in the order an operator works through them (preflight first; `linux` is the bare-metal host stage)."""
 
     PREFLIGHT = "preflight"
     BIOS = "bios"
@@ -80,7 +80,7 @@ class ExitCode(enum.IntEnum):
 
 
 # --------------------------------------------------------------------------------------------
-# Site policy (DOMAIN §2)
+# Site policy (every key documented in docs/policy.md)
 
 
 @dataclass(frozen=True)
@@ -116,10 +116,10 @@ class Policy:
     vib_datastore: str = "/vmfs/volumes/datastore1/mellanox"
     # RW208 (and the VF counts RW301/RW412 compare): `sum_plus_one` = seed 000's and the user's rule,
     # NUM_OF_VFS > the sum of the card's max_vfs entries; `per_port` = NVIDIA's per-PF ceiling,
-    # NUM_OF_VFS >= every port's entry (DOMAIN §2, §7)
+    # NUM_OF_VFS >= every port's entry (RW208's docstring gives the sources)
     num_of_vfs_rule: str = "sum_plus_one"
-    # RW413: where congestion notification packets go (DOMAIN §2; NVIDIA's firmware defaults CNP_DSCP 48,
-    # CNP_802P_PRIO 6)
+    # RW413: where congestion notification packets go (CNP_DSCP 48, CNP_802P_PRIO 6: what the real cards
+    # in the corpus show, see RW413)
     cnp_dscp: int = 48
     cnp_priority: int = 6
 

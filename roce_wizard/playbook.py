@@ -73,7 +73,8 @@ def load_playbook(name_or_path: str) -> Playbook:
         except (KeyError, ValueError, TypeError):
             raise PlaybookError(f"{path}: stages[{i}]: expected id one of {[s.value for s in Stage]}") from None
         if order.index(stage) <= last:
-            raise PlaybookError(f"{path}: stage {stage.value} is out of the DOMAIN §1 order")
+            raise PlaybookError(f"{path}: stage {stage.value} is out of order (stages go "
+                                f"{', '.join(s.value for s in Stage)})")
         last = order.index(stage)
         checks = tuple(str(c) for c in (raw.get("checks") or []))
         stages.append(PlaybookStage(stage, str(raw.get("title", stage.value)), checks))

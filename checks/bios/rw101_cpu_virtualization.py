@@ -34,8 +34,10 @@ How to fix by hand
         …/Bios/Settings/ — HPE "Bios resource definitions of iLO" (https://servermanagementportal.ext.hpe.com/
         docs/redfishservices/ilos/ilo6/ilo6_166/ilo6_bios_resourcedefns166); `curl` options (-sS, --cacert, -u,
         -X, -H, -d) — curl(1), the real binary (Debian curl); the ESXi read `esxcli hardware cpu global get` →
-        `HV Support: 3` — DOMAIN §3 and public captures of its output (`CPU Packages: 2 CPU Cores: 24 …
-        HV Support: 3`); no VMware reference page was found for it; it is only read, never emitted.
+        `HV Support: 3` — public captures of its output (`CPU Packages: 2 CPU Cores: 24 … HV Support: 3`);
+        no VMware reference page was found for it or for what the values 0-2 mean (no vendor document
+        states them; they are the meanings commonly given with those captures); it is only read, never
+        emitted.
 
 Fix safety
     disruptive: a BIOS change applied by a server reboot (reboot kind bios; it can ride on a host

@@ -13,7 +13,7 @@ What it checks
 Why it matters
     With SR-IOV Global off the BIOS assigns no bus numbers and MMIO space to VFs: the firmware
     and the driver can be set up perfectly and the host still instantiates no VF (RW215), so no VM
-    gets an RDMA device. The seed's day 0 had it off.
+    gets an RDMA device. Seed 000's day 0 had it off.
 
 How to fix by hand
     Dell iDRAC (the value is staged; a configuration job applies it at the next reboot):

@@ -2,13 +2,13 @@
 
 What it checks
     With the server's BMC in the inventory: a performance profile passes — Dell `SysProfile`
-    `PerfPerWattOptimizedOs` ("Performance Per Watt (OS)", the seed's) or `PerfOptimized`
+    `PerfPerWattOptimizedOs` ("Performance Per Watt (OS)", seed 000's) or `PerfOptimized`
     ("Performance"); HPE iLO `PowerRegulator` `OsControl` ("OS Control Mode") or `StaticHighPerf`
     ("Static High Performance Mode"). Only the energy-saving profiles warn: Dell
     `PerfPerWattOptimizedDapc` (BIOS-driven DAPC) and `DenseCfgOptimized`, HPE
     `DynamicPowerSavings` / `StaticLowPower` (and any value not named here, e.g. Dell `Custom`, whose
     CPU settings this check cannot see). Current value, and nothing else staged for the next
-    reboot. Without a BMC the OS cannot see the profile: the check then says so (DOMAIN §3, §7).
+    reboot. Without a BMC the OS cannot see the profile: the check then says so.
 
 Why it matters
     With a BIOS-controlled profile (Dell's factory `PerfPerWattOptimizedDapc`) the BIOS lowers

@@ -4,7 +4,7 @@ What it checks
     `esxcli software vib list` lists both the `mft` VIB (mlxconfig, mlxfwmanager, flint) and the
     `nmst` VIB (the mst driver those tools talk through). Any vendor string the tools ship with is
     accepted (MEL, Mellanox, NVIDIA). However they were installed — from the .vib files or from an
-    offline bundle / component .zip (DOMAIN §7: current NVIDIA packaging ships both) — the host
+    offline bundle / component .zip (NVIDIA's MFT for ESXi comes in both forms; see Sources) — the host
     lists the VIBs the package holds, so the list is the one place to look.
 
 Why it matters
@@ -14,7 +14,7 @@ Why it matters
 
 How to fix by hand
     Download the MFT and NMST packages for your ESXi release from NVIDIA, keep them on a datastore
-    every host can reach (seed best practice), then on each host, for .vib files:
+    every host can reach (seed 000's best practice), then on each host, for .vib files:
         esxcli software vib install -v /vmfs/volumes/<datastore>/<dir>/MEL_bootbank_mft_<version>.vib -f
         esxcli software vib install -v /vmfs/volumes/<datastore>/<dir>/MEL_bootbank_nmst_<version>.vib -f
     and for an offline bundle / component .zip:

@@ -4,7 +4,7 @@ What it checks
     The RoCE card's firmware `NUM_OF_VFS` (mlxconfig, Next Boot) against this card's entries in the
     nmlx5_core `max_vfs` module parameter, by `policy.num_of_vfs_rule`:
     - `sum_plus_one` (default; seed 000's and the user's rule): NUM_OF_VFS > the SUM of the card's
-      entries (seed: 16 > 8+7);
+      entries (seed 000: 16 > 8+7);
     - `per_port` (NVIDIA's semantics): NUM_OF_VFS ≥ EVERY entry (it is a per-PF ceiling).
     An entry above NUM_OF_VFS fails under both rules (that port gets fewer VFs than asked). Between
     the two (every entry covered, the sum not exceeded) `sum_plus_one` fails and the summary says
@@ -19,9 +19,10 @@ What it checks
     the summary says so.
 
 Why it matters
-    NVIDIA documents NUM_OF_VFS as "the total number of VFs that can be supported, for each PF"
-    (mlxconfig's parameter database, DOMAIN §7; a ConnectX-4 Lx with NUM_OF_VFS=8 shows
-    `sriov_totalvfs` 8 on each port): a port asked for more VFs than that comes up with fewer or none
+    NUM_OF_VFS is "the total number of VFs that can be supported" (mlxconfig's parameter text), a
+    ceiling per PF: a ConnectX-4 Lx with NUM_OF_VFS=8 shows `sriov_totalvfs` 8 on its second port
+    (corpus sriov_numvfs/cx4lx-sriov-totalvfs-8.txt): a port asked for more VFs than that comes up with
+    fewer or none
     and vSphere shows SR-IOV as not active. Seed 000 and the site's design card keep one VF's worth
     more than the sum — the default rule. A max_vfs entry on the wrong position (a card moved to
     another slot shifts the list) gives VFs to the service NIC instead of the RoCE ports.
@@ -31,7 +32,8 @@ How to fix by hand
         /opt/mellanox/bin/mlxconfig -d <mst device> -y set SRIOV_EN=1 NUM_OF_VFS=<sum + 1, or the
         largest entry under per_port>
     never above the card's maximum: `mlxconfig query` does not print it and mlxconfig refuses a
-    larger value ("value is larger than maximum allowed N", DOMAIN §7); the tool does not know it
+    larger value (an expert reviewer reports "value is larger than maximum allowed N"; no capture of
+    it was found); the tool does not know it
     and says so instead of inventing one. Or lower / correct max_vfs. `parameters set` REPLACES the
     whole parameter string, so read it first (`esxcli system module parameters list -m nmlx5_core`)
     and write every parameter back:
@@ -43,7 +45,8 @@ How to fix by hand
     mlxconfig_set/cx5-ocp3-next-boot-new-apply-prompt-reboot.txt (`set SRIOV_EN=1 NUM_OF_VFS=8`);
     `esxcli system module parameters list|set -m nmlx5_core` and `esxcli network nic list` — seed 000
     (`parameters set -m nmlx5_core -p "pfctx=0x08 …"`) and corpus esxi_nic_list/*;
-    NUM_OF_VFS per PF — NVIDIA mlxconfig parameter text quoted in DOMAIN §7.
+    NUM_OF_VFS per PF — mlxconfig's parameter text ("The total number of VFs that can be supported",
+    also in mstflint's tools layouts) and corpus sriov_numvfs/cx4lx-sriov-totalvfs-8.txt.
 
 Fix safety
     disruptive: firmware configuration and driver parameters; both take effect at the next host
@@ -214,7 +217,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         observed = {"NUM_OF_VFS": num, "SRIOV_EN": sriov, "max_vfs": max_vfs_raw, "card": card,
                     "card_entries": entries or None, "sum": total, "largest_entry": largest, "rule": rule,
                     "covers_every_port": covers if isinstance(num, int) else None,
-                    # mlxconfig query does not print the card's maximum (DOMAIN §7): never guessed
+                    # mlxconfig query does not print the card's maximum: never guessed
                     "card_max": None}
         if rule == "per_port":
             expected = f"NUM_OF_VFS >= {largest} (each port's entry; policy.num_of_vfs_rule per_port)"

@@ -6,7 +6,7 @@ What it checks
     "ESXi 6.7/6.7 U1: NVIDIA ConnectX-4/ConnectX-5 NATIVE ESXi Driver for VMware vSphere User Manual
     v4.17.15.16" (https://docs.nvidia.com/networking/display/VMwarev4171516/Introduction) lists
     `ecn` "0 - disabled (Default)", while seed 000 on 4.21.71.101 says "The ecn=1 is set by default,
-    but we explicitly set it to clarify that the feature is turned on" (DOMAIN §3 RW211, §7).
+    but we explicitly set it to clarify that the feature is turned on".
 
 Why it matters
     With ECN the switch marks instead of dropping or pausing early, and the RoCE senders slow down
@@ -63,7 +63,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
     value = options.get("ecn")
     ev = excerpt(facts.raw.get("esxi_module_params"), r"\becn\b", r"options\s*=")
     if value is None:
-        # DOMAIN §7: no assumed default. NVIDIA's 4.17 manual says "0 - disabled (Default)"; seed 000
+        # no assumed default. NVIDIA's 4.17 manual says "0 - disabled (Default)"; seed 000
         # (4.21) says the driver sets ecn=1 by default: which one this host's driver uses is unknown
         changes = {"ecn": "1"}
         f = bad(CHECK, facts, "ecn is not set: could not tell whether ECN is on (the nmlx5_core default differs "

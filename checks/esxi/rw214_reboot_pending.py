@@ -33,9 +33,9 @@ How to fix by hand
         Required: true") — corpus esxi_vib_install/nmst-4-18-install-result-reboot-required.txt.
 
 Fix safety
-    disruptive: the host goes down; batch all pending items into one reboot (DOMAIN §5).
+    disruptive: the host goes down; batch all pending items into one reboot.
     No plan_fix: a reboot is not a change this check makes but the engine's orchestration (the
-    reboot ledger, maintenance mode, batches; DOMAIN §5); `fix --reboot` does it.
+    reboot ledger, maintenance mode, batches); `fix --reboot` does it.
 """
 
 from roce_wizard.checklib.findings import bad, excerpt, good, skip

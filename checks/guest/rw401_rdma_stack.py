@@ -10,7 +10,7 @@ Why it matters
     Without the verbs stack there is no RDMA device in the guest at all: no ibv_devinfo, no GID
     table, and MPI/UCX silently fall back to TCP. Inbox rdma-core works for RoCE v2 but lacks the
     MLNX_OFED helpers (show_gids, ibdev2netdev, cma_roce_mode, mlnx_qos) unless mlnx-tools is
-    installed; the seed procedure (000) installs MLNX_OFED.
+    installed; the seed 000 procedure installs MLNX_OFED.
 
 How to fix by hand
         tar xf MLNX_OFED_LINUX-<version>-<distro>.tgz && cd MLNX_OFED_LINUX-<version>-<distro>

@@ -10,8 +10,11 @@ Why it matters
     the netdev MTU less the RoCE/UDP/IP headers, capped by max_mtu), so 4096 needs a netdev MTU of
     at least 4200; below it the port runs at 1024 and large-message bandwidth falls. In a VF guest
     the netdev MTU is bounded by what the VF is allowed (the VDS MTU, RW303). A small switch hop
-    never shows here: it silently drops 4 KB frames, which RW504 and the validate stage find
-    (DOMAIN §3 RW404, §4, §7).
+    never shows here: it silently drops 4 KB frames, which RW504 and the validate stage find.
+    That the RoCE MTU derives from the netdev MTU: IBM "Setting the MTU size" (Linux on IBM Z,
+    RoCE Express, mlx5; https://www.ibm.com/docs/en/linux-on-systems?topic=functions-set-mtu: 1500
+    gives 1024). The 4200 figure (4096 plus the RoCE v2 headers, rounded up) is not stated by a vendor
+    document found so far.
 
 How to fix by hand
     ip link set dev <netdev> mtu 9000 (RW405, made persistent); in a VF guest also VDS maxMtu 9000
@@ -44,7 +47,7 @@ CHECK = Check(
     fix_hint="raise this node's netdev MTU to >= 4200 (RW405; in a VF guest also the VDS MTU, RW303)",
 )
 
-ROCE_ETH_OVERHEAD = 104  # 4096 + headers needs >= 4200 on the wire (DOMAIN §4)
+ROCE_ETH_OVERHEAD = 104  # 4096 + the RoCE v2 headers, rounded up: a netdev MTU >= 4200 (see the docstring)
 
 
 def _netdev_mtu(facts: Facts, netdev: str | None) -> int | None:

@@ -6,7 +6,7 @@ What it checks
 
 Why it matters
     The RoCE MTU (4096) needs an Ethernet MTU ≥ 4200; with the default 1500 the port runs at
-    active_mtu 1024 (RW404) and large transfers lose bandwidth. The seed sets 9000 on the VDS and
+    active_mtu 1024 (RW404) and large transfers lose bandwidth. Seed 000 sets 9000 on the VDS and
     in the guest; the guest setting is lost at reboot unless made persistent.
 
 How to fix by hand

@@ -8,7 +8,7 @@ Why it matters
     RoCE v2 is routed by IP: the GID the RDMA stack uses is built from this address (RW407), and
     with no IPv4 there is no RoCE v2 IPv4 GID at all. When another interface (the management
     vmxnet3, say) sits in the same subnet, the kernel may route, ARP and resolve rdma_cm addresses
-    through the wrong interface: the seed warns that the IP must differ from the existing
+    through the wrong interface: seed 000 warns that the IP must differ from the existing
     subnets or an IP conflict appears (seed 000, ref. 15).
 
 How to fix by hand

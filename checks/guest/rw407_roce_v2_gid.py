@@ -10,7 +10,7 @@ What it checks
     `ucx_info -c` sets UCX_IB_GID_INDEX to a number; a node's own ucx.conf pin is judged by RW604 in
     the validate stage); otherwise it is said, not warned:
     UCX's default `UCX_IB_GID_INDEX=auto` and NCCL ≥ 2.21.5 (NCCL_IB_GID_INDEX default -1) pick each
-    node's RoCE v2 IPv4 GID themselves (DOMAIN §7). perftest `-x` and NCCL < 2.21.5 still need the
+    node's RoCE v2 IPv4 GID themselves (Sources below). perftest `-x` and NCCL < 2.21.5 still need the
     node's own index, which the finding names.
 
 Why it matters
@@ -29,7 +29,8 @@ How to fix by hand
     … up` — iproute2's ip-address(8)/ip-link(8) and the real binary (Debian iproute2);
     UCX_IB_GID_INDEX=auto — the real binary (Debian ucx-utils 1.13.1, `ucx_info -c`); NCCL_IB_GID_INDEX's
     -1 default from 2.21.5 — NVIDIA NCCL User Guide, "Environment Variables",
-    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, and DOMAIN §7.
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html (NCCL's source:
+    `NCCL_PARAM(IbGidIndex, "IB_GID_INDEX", -1)`).
 
 Fix safety
     manual: nothing to set here; the GID table follows the netdev's addresses. No plan_fix: the
@@ -220,7 +221,7 @@ def compare_gid_indexes(findings: list[Finding], everything: list[Finding] | Non
                    for p in (f.details or {}).get("pinned_by") or []})
     details = {"gid_indexes": dict(sorted(indexes.items())), "pinned_by": pins}
     if not pins:
-        # DOMAIN §7: UCX (auto) and NCCL >= 2.21.5 pick each node's RoCE v2 IPv4 GID themselves
+        # UCX (UCX_IB_GID_INDEX=auto) and NCCL >= 2.21.5 (NCCL_IB_GID_INDEX -1) pick each node's RoCE v2 GID
         return [Finding(
             check=CHECK.code, status=Status.PASS, target="",
             summary=(f"RoCE v2 GID index differs across nodes ({listing}): fine while jobs leave it to UCX "

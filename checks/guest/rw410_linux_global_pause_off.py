@@ -6,7 +6,7 @@ What it checks
     mlx5e only lets the port owner change it and returns EOPNOTSUPP to a VF (Linux commit
     "net/mlx5e: Only support tx/rx pause setting for port owner", Huy Nguyen, 2019, in stable 4.4+),
     so what `ethtool -a` prints there is not the port's state. Global pause then belongs to the
-    PF on the ESXi host (RW212), like PFC and trust (RW409) (DOMAIN §3 RW410, §7).
+    PF on the ESXi host (RW212), like PFC and trust (RW409).
 
 Why it matters
     Global pause and PFC are mutually exclusive: global pause stops every priority on the link,

@@ -3,8 +3,9 @@
 What it checks
     `cat /sys/class/infiniband/<dev>/tc/1/traffic_class` (MLNX_OFED): when set (`Global tclass=106`),
     its DSCP part (tclass >> 2; the low 2 bits are ECN) must equal the policy's `roce_dscp`, with
-    the ECN bits not-ECT or ECT(0): for DSCP 26 either 104 or 106 passes (DOMAIN §7: UCX's own
-    default is 106 = DSCP 26 with ECT(0)). Set to anything else fails. UNSET (empty, or no tc/ knob
+    the ECN bits not-ECT or ECT(0): for DSCP 26 either 104 or 106 passes (UCX's own
+    RoCE v2 default is 106 = DSCP 26 with ECT(0); see Sources). Set to anything else fails. UNSET (empty, or no
+    tc/ knob
     on an inbox rdma-core stack) WARNS: RoCE then leaves with DSCP 0, lands in priority 0 and is
     lossy unless every application sets its own class — the finding names them
     (UCX_IB_TRAFFIC_CLASS, NCCL_IB_TC, perftest --tclass, rdma_cm's default_roce_tos).
@@ -31,7 +32,9 @@ How to fix by hand
     https://docs.nvidia.com/networking/display/mlnxofedv24100700/Quality+of+Service+(QoS);
     default_roce_tos and the mkdir — Linux Documentation/ABI/testing/configfs-rdma_cm,
     https://kernel.org/doc/Documentation/ABI/testing/configfs-rdma_cm; the boot unit — systemd.unit(5) /
-    systemd.service(5) (Type=oneshot); 106 = DSCP 26 + ECT(0) — DOMAIN §7 (UCX's default since 1.6).
+    systemd.service(5) (Type=oneshot); 106 = DSCP 26 + ECT(0), UCX's RoCE v2 default —
+    UCX's source, src/uct/ib/base/ib_device.h `UCT_IB_DEFAULT_ROCEV2_DSCP 106`, used when
+    UCX_IB_TRAFFIC_CLASS is auto on RoCE v2, https://github.com/openucx/ucx.
 
 Fix safety
     safe: affects new QPs only. `roce-wizard fix` writes the policy's class now and writes and enables
@@ -74,7 +77,7 @@ CHECK = Check(
 
 
 def _right(value: int, policy: Policy) -> bool:
-    """DSCP = roce_dscp, ECN bits not-ECT (104) or ECT(0) (106): DOMAIN §7 accepts either."""
+    """DSCP = roce_dscp, ECN bits not-ECT (104) or ECT(0) (106): UCX's default is 106."""
     return value >> 2 == policy.roce_dscp and value & 3 in (0, 2)
 
 

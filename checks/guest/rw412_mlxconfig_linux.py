@@ -9,8 +9,9 @@ What it checks
     - ADVANCED_PCI_SETTINGS is False(0) — warn — RW207;
     - NUM_OF_VFS ≥ the VFs wanted on ONE PF (the largest entry of inventory roce.vfs), and
       sriov_totalvfs ≥ that too (it reflects the firmware value after a power cycle) — RW208.
-      NVIDIA documents NUM_OF_VFS as "the total number of VFs that can be supported, for each PF"
-      (DOMAIN §7; a ConnectX-4 Lx with NUM_OF_VFS=8 shows sriov_totalvfs 8 on each port, corpus
+      NUM_OF_VFS is "the total number of VFs that can be supported" (mlxconfig's parameter text, in
+      mstflint's tools layouts as total_vfs), and it is a ceiling per PF: a ConnectX-4 Lx with
+      NUM_OF_VFS=8 shows sriov_totalvfs 8 on its second port (corpus
       sriov_numvfs/cx4lx-sriov-totalvfs-8.txt): per PF, never summed over ports.
       `policy.num_of_vfs_rule` is the site's rule for ESXi's max_vfs (RW208); on Linux each PF's
       `sriov_numvfs` meets the per-PF ceiling directly, and the finding says so.
@@ -29,7 +30,11 @@ How to fix by hand
     LINK_TYPE_P1=ETH …`), mlxconfig_set/cx5-ocp3-next-boot-new-apply-prompt-reboot.txt
     (`set SRIOV_EN=1 NUM_OF_VFS=8`); `sriov_totalvfs` / `sriov_numvfs` — the kernel's sysfs-bus-pci
     ABI and corpus sriov_numvfs/*, ip_link_vf/cx4-pve-bridge-member-8-vfs-zero-mac-query-rss.txt
-    (`echo 8 > …/sriov_numvfs`); `mlxfwreset -d <pci> -y reset` — DOMAIN §3 (fw-reset).
+    (`echo 8 > …/sriov_numvfs`); `mlxfwreset -d <pci> -y reset` — NVIDIA Firmware Tools (MFT)
+    Documentation, mlxfwreset (its known issues show `mlxfwreset --device <dev> reset`,
+    https://docs.nvidia.com/networking/display/mftv4301113lts/MFT+Known+Issues), and the open-source twin
+    mstfwreset(1) of mstflint (`--device/-d`, `--yes/-y`, `reset`;
+    https://manpages.ubuntu.com/manpages/mantic/man1/mstfwreset.1.html).
 
 Fix safety
     disruptive: writes adapter firmware configuration; takes effect after a host reboot / fw reset.
@@ -178,7 +183,8 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
         need = f"{mlx} SRIOV_EN=1 NUM_OF_VFS={max(wanted, nb if isinstance(nb, int) else 0)}" if not sriov_on \
             else f"{mlx} NUM_OF_VFS={wanted}"
         if not sriov_on and _val(device, "SRIOV_EN")[0] is not None:
-            # DOMAIN §4: NUM_OF_VFS can be set while SRIOV_EN is False — then the card offers no VF
+            # NUM_OF_VFS can be set while SRIOV_EN is False (two separate mlxconfig keys; no vendor page
+            # or capture here shows the pair, a reviewer's trap) — then the card offers no VF
             add(False, f"RW208: NUM_OF_VFS {nb} on {label} offers no VF while SRIOV_EN is False", "NUM_OF_VFS", obs,
                 wanted, f"{need}  # {_reboot(pci)}")
         elif not isinstance(nb, int) or nb < wanted:

@@ -8,8 +8,9 @@ What it checks
       them (inbox kernel) the firmware's defaults rule and the finding says so.
     - the firmware (`mlxconfig -d <dev> -e query`, on ESXi too): `ROCE_CC_PRIO_MASK_P<n>` has the RoCE
       priority's bit set, `CNP_DSCP_P<n>` = policy `cnp_dscp` (48) and `CNP_802P_PRIO_P<n>` = policy
-      `cnp_priority` (6) — NVIDIA's defaults 255 / 48 / 6 (DOMAIN §3). A Current value that differs from
-      Next Boot is reported (what the host runs now changes at the next reboot).
+      `cnp_priority` (6) — 255 / 48 / 6 is what the real cards in the corpus captures named under Sources
+      show (no NVIDIA page stating them as the firmware defaults was found). A Current value that differs
+      from Next Boot is reported (what the host runs now changes at the next reboot).
     n/a in a VF guest: the switches are the PF's (read-only on a VF).
 
 Why it matters

@@ -11,7 +11,8 @@ What it checks
 
 Why it matters
     A reboot is "done" only when the boot identity changed and a re-check shows the new value as
-    current (DOMAIN §5). Without a boot id the reboot ledger cannot tell a host that came back from
+    current (the reboot ledger's rule: `roce-wizard reboots`). Without a boot id the reboot ledger
+    cannot tell a host that came back from
     one that never went down, so pending firmware / module-parameter changes cannot be verified.
 
 How to fix by hand

@@ -81,7 +81,8 @@ def _fix(sel: Selection, item: Item) -> str:
     if v == "os10":
         return vendor_fix(v, item.subject, ["trust-map dscp default"])
     if v == "nvue":
-        # NVIDIA documents no `nv set qos roce trust`: RoCE mode sets trust with PFC and ECN (DOMAIN §7)
+        # NVIDIA documents no `nv set qos roce trust`: RoCE mode sets trust with PFC and ECN (Cumulus Linux
+        # User Guide, "RDMA over Converged Ethernet - RoCE", the Sources above)
         return vendor_fix(v, None, global_lines=["nv set qos roce mode lossless"])
     return "make the port trust DSCP"
 

@@ -28,7 +28,8 @@ Sources (every command this check reads and every line its fix emits)
     EOS `show interfaces` (`Ethernet MTU` / `IP MTU`), `mtu N`: the interface `mtu` as Arista's Ansible collection
         drives it ("MTU for a specific interface ... between 576 and 9216", arista.eos.eos_interfaces,
         https://docs.ansible.com/ansible/4/collections/arista/eos/eos_interfaces_module.html); the 9214 cap:
-        DOMAIN §3 (no Arista page found that states it).
+        no Arista page found that states it (EOS prints `Ethernet MTU 9214 bytes` on a switchport by
+        default; no vendor document states the cap, and the corpus has no EOS capture of it).
     Onyx `show interfaces ethernet`: corpus onyx_show_interfaces/*; `interface ethernet X mtu 9216 force`:
         public Onyx running configs (`interface ethernet 1/1 mtu 9216 force`, HPE Shasta CSM guides).
     OS10 `show interface` (`MTU 9216 bytes`), `mtu 9216`: Dell's own Ansible collection dellemc.os10, role

@@ -21,8 +21,8 @@ Why it matters
     priority they never use. Nothing fails until incast, and then throughput collapses.
 
 How to fix by hand
-    Fix the end that differs from the site policy (DOMAIN §2: PFC on priority 3, DSCP 26 -> 3,
-    trust dscp). The switch end, rollback point first and in a config session:
+    Fix the end that differs from the site policy (docs/policy.md; by default `pfc_priority` 3,
+    `roce_dscp` 26 -> priority 3, `trust` dscp). The switch end, rollback point first and in a config session:
         EOS:   qos map dscp 26 to traffic-class 3
         Onyx:  qos map dscp-to-switch-priority dscp 26 switch-priority 3
         OS10:  interface ethernet1/1/3 / trust-map dscp default

@@ -7,7 +7,8 @@ What it checks
     RoCE v2 IPv4 GID index (the facts RW402/RW407 judge). The average bandwidth at the large sizes
     (64 KiB and up) must be at least `min_bw_ratio` (0.90) of the link speed the port reports
     (`/sys/class/infiniband/<dev>/ports/1/rate`). Every size is kept as a table. The class is the RoCE
-    DSCP << 2 with ECT(0) (`roce_dscp << 2 | 2`: 106 for DSCP 26, DOMAIN §7): without it perftest sends
+    DSCP << 2 with ECT(0) (`roce_dscp << 2 | 2`: 106 for DSCP 26, UCX's own RoCE v2 default): without
+    it perftest sends
     DSCP 0 and measures the lossy priority, not the lossless one RoCE runs on.
     Source of the perftest syntax: the real binary, Debian 12 perftest 4.5+0.17-1 (`ib_write_bw -V`:
     6.06), `ib_send_bw --help`: "--tclass=<value>  Set the Traffic Class in GRH (if GRH is in use)" and "-T,

@@ -9,7 +9,8 @@ What it checks
     each node itself) unless something pins it — a node's `ucx_info -c` (ucx.conf, environment)
     or the site's `policy.mpi_env`: then the line carries each node's index (RW407), per node when
     they differ (MPMD `:`), and that difference warns. Without a pin a differing index is said,
-    not warned (DOMAIN §7). It also prints the NCCL environment (details "nccl_env"):
+    not warned (UCX's `auto` and NCCL ≥ 2.21.5 pick each node's GID themselves). It also prints the
+    NCCL environment (details "nccl_env"):
     `NCCL_IB_HCA==<dev>:<port>`, `NCCL_IB_TC` = the same class and `NCCL_SOCKET_IFNAME==<netdev>` (the RoCE
     netdev for NCCL's bootstrap and out-of-band traffic); `NCCL_IB_GID_INDEX` only for
     NCCL older than 2.21.5 (details "nccl_env_before_2_21_5"), where its default 0 is the
@@ -21,8 +22,10 @@ Why it matters
     The wrong GID index (a link-local or RoCE v1 GID) or device sends MPI over TCP without a word
     (RW603); a traffic class that does not map to the lossless priority puts RDMA in a lossy queue,
     where incast drops packets (RW605). Seed 004: UCX_IB_TRAFFIC_CLASS=124 → DSCP 31 → priority 3.
-    The class carries ECT(0) in its two ECN bits (DSCP 26 → 106, DOMAIN §7 "The traffic class's ECN bits"):
-    UCX's own RoCE v2 default is 106 (UCX 1.6+, `UCX_IB_TRAFFIC_CLASS`, ucx_info -c), and a not-ECT class
+    The class carries ECT(0) in its two ECN bits (DSCP 26 → 106):
+    UCX's own RoCE v2 default is 106 (UCX 1.6+, `UCX_IB_TRAFFIC_CLASS` auto; UCX's source,
+    src/uct/ib/base/ib_device.h `UCT_IB_DEFAULT_ROCEV2_DSCP 106`, https://github.com/openucx/ucx), and a
+    not-ECT class
     (104) may keep switches from ECN-marking RoCE; a configured class with the same DSCP (104 for 106) is no
     contradiction. `UCX_IB_TRAFFIC_CLASS` / `UCX_IB_SL` are UCX's variables (`ucx_info -c` on ucx-utils
     1.13.1 lists them).
@@ -37,7 +40,8 @@ How to fix by hand
     `ucx_info -c`); `mpirun -x NAME=value`, `--hostfile`, MPMD `:` — Open MPI's mpirun(1) (Debian
     openmpi-bin); NCCL_IB_HCA (`=` for an exact match, `:<port>`), NCCL_IB_TC, NCCL_IB_GID_INDEX and
     its -1 default from 2.21.5 — NVIDIA NCCL User Guide, "Environment Variables",
-    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, and DOMAIN §7; `sed -i '/^…/d'` — GNU
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html (NCCL's source:
+    `NCCL_PARAM(IbGidIndex, "IB_GID_INDEX", -1)`); `sed -i '/^…/d'` — GNU
     sed(1), the real binary (Debian sed).
 
 Fix safety
@@ -179,5 +183,5 @@ def _pins(configs: dict, names: list[str], policy: Policy) -> list[str]:
 
 
 def _nccl(names: list[str], nodes: list[dict], envs: dict) -> tuple[dict, dict]:
-    """NCCL's variables per node; NCCL_IB_GID_INDEX only in the set for NCCL < 2.21.5 (DOMAIN §7)."""
+    """NCCL's variables per node; NCCL_IB_GID_INDEX only in the set for NCCL < 2.21.5 (NCCL User Guide)."""
     return nccl_environment(names, nodes, envs)

@@ -19,7 +19,8 @@ How to fix by hand
     mapping and trust (RW409/RW411, RW503).
     Sources: `ethtool -S <if>` and `ethtool -G <if> rx N` — the real binary (Debian ethtool 6.1: "-S|--statistics",
         "-G|--set-ring … [ rx N ]"); the counter names (rx_prio<p>_pause, rx_discards_phy, rx_out_of_buffer) —
-        corpus ethtool_stats/*, hw_counters/* and NVIDIA's mlx5 counters documentation as DOMAIN §4 quotes it.
+        corpus ethtool_stats/*, hw_counters/* and the Linux kernel's mlx5 counters documentation
+        (Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst).
 
 Fix safety
     manual: the counters show the cause; the fixes belong to the host and switch checks.

@@ -9,7 +9,7 @@ What it checks
     waits for a host reboot. One finding per PF, on the host's name.
     Across targets (when the same run reads the host over SSH): the count must agree with the
     host's nmlx5_core `max_vfs` entry for that vmnic, and each PF's count must not exceed firmware
-    `NUM_OF_VFS` (RW208's observation), which NVIDIA documents as a per-PF ceiling (DOMAIN §7):
+    `NUM_OF_VFS` (RW208's observation), a per-PF ceiling (RW208 says why):
     compared per PF, never summed over the card's ports (the site's Σ+1 rule,
     `policy.num_of_vfs_rule`, is RW208's to judge) — the three places a VF count lives must agree.
     Without an inventory: every PF with SR-IOV enabled, requested = active.
@@ -33,7 +33,9 @@ How to fix by hand
     `numVirtualFunctionRequested`, `maxVirtualFunctionSupported`; `summary.rebootRequired`) and
     `HostPciPassthruSystem.UpdatePassthruConfig(HostSriovConfig)` — "vSphere Web Services API"
     reference (https://developer.broadcom.com/xapis/vsphere-web-services-api/8.0U3/); NUM_OF_VFS as a
-    per-PF ceiling — NVIDIA's mlxconfig parameter text quoted in DOMAIN §7.
+    per-PF ceiling — mlxconfig's parameter text ("The total number of VFs that can be supported")
+    and corpus sriov_numvfs/cx4lx-sriov-totalvfs-8.txt (sriov_totalvfs 8 on one port of a card
+    set to NUM_OF_VFS=8).
 
 Fix safety
     disruptive: takes effect at the next host reboot (maintenance mode first; its VMs move or stop).
@@ -240,7 +242,7 @@ def compare_targets(findings: list[Finding], everything: list[Finding]) -> list[
                     problems.setdefault(i, []).append(
                         f"vSphere requests {requested} VFs but nmlx5_core max_vfs gives {vmnic} {entries[vmnic]} "
                         f"(RW208 on {host})")
-            # NUM_OF_VFS is a per-PF ceiling (DOMAIN §7): each PF's count against it, never the ports summed
+            # NUM_OF_VFS is a per-PF ceiling (see RW208): each PF's count against it, never the ports summed
             # (the site's Σ+1 rule is RW208's to judge; a passing RW208 finding means it held)
             for i, f in enumerate(mine):
                 requested = f.details.get("requested")

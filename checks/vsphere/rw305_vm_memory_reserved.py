@@ -5,7 +5,8 @@ What it checks
     has all its memory reserved: `config.memoryReservationLockedToMax` true ("Reserve all guest
     memory (All locked)") passes; a fixed `config.memoryAllocation.reservation` equal to
     `config.hardware.memoryMB` without the lock also passes, with a note (it powers on; a later
-    memory resize breaks it — DOMAIN §3 RW305, §7); less fails. One finding per VM, on its name.
+    memory resize breaks it; no VMware page was found that says a fixed full reservation is enough, an
+    expert reviewer reported it); less fails. One finding per VM, on its name.
 
 Why it matters
     A VM with a passthrough device (an SR-IOV VF) does not power on unless all its memory is
@@ -93,7 +94,7 @@ def evaluate(facts: Facts, policy: Policy) -> list[Finding]:
                                     "locked to max)", host=host, observed=observed, expected=expected, evidence=ev))
             continue
         if isinstance(reserved, int) and isinstance(memory, int) and memory and reserved >= memory:
-            # DOMAIN §7: a full fixed reservation is enough to power on with a passthrough VF
+            # a full fixed reservation is enough to power on with a passthrough VF (a reviewer's report)
             findings.append(good_on(name, CHECK, facts, f"{name}: all guest memory reserved ({reserved} of {memory} "
                                     "MB) as a fixed reservation, not locked to max: enough to power on, but a later "
                                     "memory resize leaves part of it unreserved (tick 'Reserve all guest memory "

@@ -158,7 +158,7 @@ def desired_params(facts: Facts, policy: Policy, changes: dict[str, str] | None 
     trust = "2" if policy.trust == "dscp" else "1"
     if current.get("trust_state") != trust:
         out["trust_state"] = trust
-    if current.get("ecn") != "1":  # unset too: the driver default is not assumed (RW211, DOMAIN §7)
+    if current.get("ecn") != "1":  # unset too: the driver default is not assumed (RW211)
         out["ecn"] = "1"
     wanted = inventory_max_vfs(facts)
     if wanted is not None:

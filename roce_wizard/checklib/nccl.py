@@ -6,7 +6,7 @@ out-of-band connection over the RoCE netdev; `=`: that exact interface, not ever
 for NCCL older than 2.21.5 (its default index 0 is the link-local RoCE v1 GID), `NCCL_IB_GID_INDEX` = the
 node's RoCE v2 IPv4 GID index. Source: NVIDIA NCCL User Guide, "Environment Variables"
 (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html: NCCL_IB_HCA, NCCL_IB_TC,
-NCCL_IB_GID_INDEX, NCCL_SOCKET_IFNAME and their `=` exact-match prefix) and DOMAIN §7.
+NCCL_IB_GID_INDEX, NCCL_SOCKET_IFNAME and their `=` exact-match prefix, NCCL_IB_GID_INDEX's default).
 """
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ from roce_wizard.model import Check, Evidence, Facts, Finding, Policy
 
 
 def perftest_tclass(policy: Policy) -> int:
-    """perftest's `--tclass` for the RoCE DSCP: DSCP << 2 with ECT(0) in the ECN bits (106 for DSCP 26, DOMAIN
-    §7). On a GID-based QP (`-x`) the class is `--tclass`; `-T/--tos` is refused there by the real perftest
-    (" TOS only valid for rdma_cm based QP and RawEth QP "), and without either perftest sends DSCP 0 and
+    """perftest's `--tclass` for the RoCE DSCP: DSCP << 2 with ECT(0) in the ECN bits (106 for DSCP 26,
+    UCX's RoCE v2 default). On a GID-based QP (`-x`) the class is `--tclass`; `-T/--tos` is refused there by the
+    real perftest (" TOS only valid for rdma_cm based QP and RawEth QP "), and without either perftest sends DSCP 0 and
     measures the lossy priority. Source: Debian perftest 4.5+0.17-1 `ib_write_bw --help`
     ("--tclass=<value>  Set the Traffic Class in GRH (if GRH is in use)")."""
     return policy.roce_dscp << 2 | 2
@@ -31,7 +31,7 @@ def mpi_environment(nodes: list[dict[str, Any]], policy: Policy) -> dict[str, di
     """Per node, the UCX variables that match the verified cluster (pure; RW604 prints them, RW603 runs
     with them): the RDMA device, the node's RoCE v2 GID index, the traffic class from the DSCP and the
     service level from the PFC priority. `nodes` are `Node.summary()` dicts. The class is perftest_tclass's
-    (DSCP << 2 with ECT(0): 106 for DSCP 26, DOMAIN §7), the one NCCL_IB_TC gets too."""
+    (DSCP << 2 with ECT(0): 106 for DSCP 26), the one NCCL_IB_TC gets too."""
     known_dev = next((n["device"] for n in nodes if n.get("device")), None)
     out: dict[str, dict[str, str]] = {}
     for n in nodes:

@@ -1,6 +1,6 @@
 """The fix of a switch check: the commands by hand in the vendor's syntax (`vendor_fix`, a finding's `fix`)
 and the fix plan (`switch_plan`: one `switch-config` step per switch and check, every failing port in it).
-DOMAIN §3: rollback point first, a config session where the vendor has one, save only after verifying."""
+Every switch change: rollback point first, a config session where the vendor has one, save only after verifying."""
 
 from __future__ import annotations
 

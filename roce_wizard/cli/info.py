@@ -18,6 +18,7 @@ from roce_wizard.cli.envfile_option import EnvFile
 from roce_wizard.completion import complete_codes
 from roce_wizard.console import make_console
 from roce_wizard.model import Policy
+from roce_wizard.seeds import seed_notes
 from roce_wizard.textsafe import printable
 
 
@@ -224,6 +225,11 @@ def explain(
     for section in ("What it checks", "Why it matters", "How to fix by hand", "Fix safety"):
         console.print(f"\n[bold underline]{section}[/]", highlight=False)
         console.print(printable(check.doc[section]), highlight=False, markup=False, soft_wrap=True)
+    notes = seed_notes(" ".join(check.doc.values()))
+    if notes:  # the short names of published sources the text uses, spelled out
+        console.print("\n[bold underline]Sources cited as \"seed NNN\"[/]", highlight=False)
+        for note in notes:
+            console.print(printable(note), highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command("checks")

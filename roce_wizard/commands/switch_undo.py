@@ -1,7 +1,7 @@
 """Undo an OS10 configuration change by the inverse of exactly the lines it added (pure text).
 
-DOMAIN §7: OS10 has no documented configuration replace — `copy config://<file> running-configuration`
-MERGES, so a rollback by copy leaves every line the change added. The change is undone instead by
+OS10 has no documented configuration replace (none was found in Dell's OS10 guides) — `copy config://<file>
+running-configuration` MERGES, so a rollback by copy leaves every line the change added. The change is undone instead by
 the inverse of the lines it added, computed from three texts: the change as sent (indented: ` ` per
 level, `exit` lines ignored), `show running-configuration` before it, and the same after it; then
 the caller reads the running configuration back and compares it with the one before.

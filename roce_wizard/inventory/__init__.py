@@ -1,7 +1,7 @@
 """inventory.yaml → targets, site policy and warnings.
 
 The file names the machines the wizard talks to (esxi, guest, linux, switch, vcenter, bmc), the
-site policy (DOMAIN §2) and, per kind, defaults every target of that kind inherits. Names may be
+site policy (docs/policy.md) and, per kind, defaults every target of that kind inherits. Names may be
 Slurm-style host ranges (``esx-[01-16]``, as in seed 001's incast script): one entry then stands
 for one target per name, and any string field holding a range of the same length is zipped with
 the names (``address: esx-[01-16].hpc.example``).

@@ -2,7 +2,7 @@
 
 Which fields each kind of target takes, the validators (text → None when fine, else what was expected)
 for every value that may reach a remote shell (addresses, names, PCI addresses, interface names, IPs),
-the YAML node helpers that turn nodes into values with file:line errors, and the site policy (DOMAIN §2).
+the YAML node helpers that turn nodes into values with file:line errors, and the site policy (docs/policy.md).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from roce_wizard.model import POLICY_KEYS, Policy, TargetKind
 from roce_wizard.mpienv import EXPECTED as ENV_EXPECTED
 from roce_wizard.mpienv import bad_words
 
-# netmiko device types roce-wizard speaks (DOMAIN §3 switch: EOS, Onyx, OS10, NVUE)
+# netmiko device types roce-wizard speaks (EOS, Onyx, OS10, NVUE, SONiC)
 DEVICE_TYPES = ("arista_eos", "mellanox_mlnxos", "dell_os10", "cumulus_nvue", "sonic")
 
 
@@ -340,7 +340,7 @@ def _is_null(node: Node) -> bool:
     return isinstance(node, ScalarNode) and node.tag == _NULL
 
 
-# -- policy (DOMAIN §2)
+# -- policy (docs/policy.md)
 
 
 def _load_policy(ctx: _Ctx, node: Node) -> Policy:
@@ -363,7 +363,7 @@ def _load_policy(ctx: _Ctx, node: Node) -> Policy:
     return Policy(**merged)
 
 
-NUM_OF_VFS_RULES = ("sum_plus_one", "per_port")  # DOMAIN §2 / §7: RW208's judging rule
+NUM_OF_VFS_RULES = ("sum_plus_one", "per_port")  # RW208's judging rule (docs/policy.md)
 
 
 def _policy_value(ctx: _Ctx, key: str, node: Node, fld: str) -> Any:

@@ -209,7 +209,7 @@ def build_guest(index: int, healthy: bool, wide: bool = False) -> Guest:
         ],
         cma_roce_mode="RoCE v2" if healthy else "IB/RoCE v1",
         cma_persisted=healthy,
-        # set up as DOMAIN §7 says: DSCP 26 with ECT(0) by default (an unset class is RW411's warning)
+        # set up like UCX's RoCE v2 default: DSCP 26 with ECT(0) (106) (an unset class is RW411's warning)
         traffic_class=(26 << 2 | 2) if healthy else None,
         rdma_cm_tos=(26 << 2 | 2) if healthy else None,  # rdma_cm's configfs default, set by a boot hook
     )

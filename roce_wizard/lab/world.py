@@ -273,7 +273,7 @@ class World:
     guests: dict[str, Guest] = field(default_factory=dict)
     switches: dict[str, Switch] = field(default_factory=dict)
     vcenter: VCenter | None = None
-    policy: dict[str, Any] = field(default_factory=dict)  # DOMAIN §2 values the world was built to
+    policy: dict[str, Any] = field(default_factory=dict)  # the site-policy values the world was built to
     reboot_delay_s: float = 2.0  # how long a rebooting host stays unreachable
     reboot_delays: dict[str, float] = field(default_factory=dict)  # per target, overrides reboot_delay_s
     scenario: str = "healthy"

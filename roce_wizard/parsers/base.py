@@ -1,6 +1,6 @@
 """The parser contract shared by every parser module.
 
-A parser is a pure function ``text -> dict`` (the facts of one kind, DOMAIN §6 vocabulary).
+A parser is a pure function ``text -> dict`` (the facts of one kind, docs/facts.md vocabulary).
 A sniffer is a pure function ``text -> int`` scoring how sure it is that ``text`` was printed by
 that tool (0 = not this kind; higher wins in ``detect``).  Both must accept text as a person
 pastes it: prompts, the command line itself, blank lines, tabs, ``...`` elisions, trailing

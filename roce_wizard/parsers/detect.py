@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from roce_wizard.parsers import PARSERS
 
 UNKNOWN = "unknown"
-# The corpus convention (../shared/corpus): three annotation lines before the output. They are not
-# the tool's output; `analyze` drops them before detecting or parsing, and nothing relies on them.
+# The corpus convention (tests/data/corpus/INDEX.md in the source tree): three annotation lines before
+# the output. They are not the tool's output; `analyze` drops them before detecting or parsing, and
+# nothing relies on them.
 ANNOTATION_RE = re.compile(r"^# (source|tool|notes): ")
 
 

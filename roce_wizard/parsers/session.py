@@ -1,4 +1,4 @@
-"""A pasted text -> the tool outputs in it, each detected and parsed (issue 13; DOMAIN §6 `session`).
+"""A pasted text -> the tool outputs in it, each detected and parsed (issue 13; the `session` kind of docs/facts.md).
 
 `read_paste(text)` is the one entry point `analyze` uses for a file's text:
 - launcher prefixes stripped (`paste.strip_launchers`); each rank or host is its own `Reading` with its label,

@@ -7,9 +7,9 @@ switch: the engine gives the switch's facts `roce_ports` (docs/facts.md), from t
 Onyx has no single show command for trust mode and ECN of every port that all releases print the
 same way, so on Onyx those come from `show running-config` (one command; it needs enable mode, which
 the transport enters), which also carries the DSCP -> switch-priority map. NVUE's `nv show qos roce`
-is read in its table form (the form of the real samples in ../shared/corpus); `nv show interface`
-in JSON (`-o json`), whose per-interface `link.mtu` is stable across releases.
-"""
+is read in its table form (the form of the real samples in the project's corpus,
+tests/data/corpus/cumulus_nv_show_qos_roce); `nv show interface` in JSON (`-o json`), whose per-interface
+`link.mtu` is stable across releases. """
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The reboot ledger (DOMAIN.md §5): a pure fold of the run logs' events.
+"""The reboot ledger (`roce-wizard reboots`): a pure fold of the run logs' events.
 
 The ledger is derived from the run logs (every ``events.jsonl`` under the state dir), never kept
 beside them, so it survives the tool being killed at any point: per host the boot identity at the

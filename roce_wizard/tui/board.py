@@ -16,7 +16,7 @@ from roce_wizard.engine.fixes import Planned
 from roce_wizard.model import Finding, LoadedCheck, Safety, Stage, Status, Target
 from roce_wizard.records.report import PENDING_SYMBOL
 
-# the stages the rail shows, in DOMAIN order; preflight first so RW001-RW003 have a home too
+# the stages the rail shows, in the Stage order; preflight first so RW001-RW003 have a home too
 RAIL = (Stage.PREFLIGHT, Stage.BIOS, Stage.ESXI, Stage.VSPHERE, Stage.GUEST, Stage.LINUX, Stage.SWITCH,
         Stage.VALIDATE)
 # worst first: a cell with several subjects shows the worst of them

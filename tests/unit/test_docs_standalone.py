@@ -98,3 +98,80 @@ def test_readme_shows_what_the_user_types_for_each_ecosystem_item():
                  "roce-wizard lab up --baremetal 2 --hosts 0", "roce-wizard demo --baremetal",
                  "roce-wizard doctor -i DIR/inventory.yaml --env-file DIR/lab.env", "--install-completion"):
         assert line in " ".join(readme.split()), line
+
+
+# What a user of the package does not have: the project's internal spec (DOMAIN.md, cited "DOMAIN §N"), the shared
+# folder beside the repository (../shared/corpus, ../shared/seeds) and the seed files' paths (seeds/004_….txt).
+_INTERNAL = {"DOMAIN": re.compile(r"\bDOMAIN\b"), "../shared": re.compile(r"\.\./shared"),
+             "seeds/": re.compile(r"(?<![\w.-])seeds/")}
+_SEED_CITED = re.compile(r"\bseeds?\s+(0\d\d)\b", re.IGNORECASE)
+
+
+def _internal_refs(text: str) -> list[str]:
+    return [name for name, pattern in _INTERNAL.items() if pattern.search(text)]
+
+
+def _seed_names_spelled_out(text: str) -> list[str]:
+    """Seed numbers `text` cites without a `seed NNN: <title …>` note in the same text."""
+    cited = {m.group(1) for m in _SEED_CITED.finditer(text)}
+    return sorted(n for n in cited if not re.search(rf"^(?:- )?seed {n}: \S.*\"[^\"]+\"", text, re.MULTILINE))
+
+
+def test_docs_checks_md_cites_nothing_a_user_lacks():
+    text = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
+    assert not _internal_refs(text), _internal_refs(text)
+    assert {"000", "001", "004"} <= {m.group(1) for m in _SEED_CITED.finditer(text)}  # the scan finds them
+    assert not _seed_names_spelled_out(text), "docs/checks.md cites seeds it does not name"
+    assert "https://blog.qarnot.com/setting-up-a-roce-cluster/" in text  # seed 004's public origin
+
+
+def test_explain_stands_alone_for_every_check():
+    """`roce-wizard explain CODE` for every check (in-process, the same command): no internal reference, and every
+    "seed NNN" it cites is spelled out (title, author, where) in the same output."""
+    from typer.testing import CliRunner  # noqa: PLC0415
+
+    from roce_wizard.cli import app  # noqa: PLC0415
+
+    runner = CliRunner()
+    bad: dict[str, list[str]] = {}
+    for code in CATALOG:
+        result = runner.invoke(app, ["explain", code], env={"COLUMNS": "200", "NO_COLOR": "1"})
+        assert result.exit_code == 0, (code, result.output)
+        assert "What it checks" in result.output and "Fix safety" in result.output, code
+        problems = _internal_refs(result.output) + [f"seed {n} unexplained" for n in
+                                                    _seed_names_spelled_out(result.output)]
+        if problems:
+            bad[code] = problems
+    assert not bad, bad
+
+
+def test_explain_spells_out_a_seed_for_the_user():
+    out = _cli("explain", "RW604")
+    assert out.returncode == 0, out.stderr
+    assert "Seed 004: UCX_IB_TRAFFIC_CLASS=124" in " ".join(out.stdout.split())
+    assert 'seed 004: A. de la Fournière, "Setting up a RoCE cluster"' in " ".join(out.stdout.split())
+    assert "DOMAIN" not in out.stdout
+
+
+def test_shipped_sources_cite_no_internal_document():
+    """checks/ and roce_wizard/ ship in the wheel: their text (docstrings, comments, messages) cites what a user can
+    open, never DOMAIN.md or the shared folder."""
+    hits = [f"{path.relative_to(ROOT)}: {name}"
+            for path in [*(ROOT / "checks").rglob("*.py"), *(ROOT / "roce_wizard").rglob("*.py")]
+            for name in _internal_refs(path.read_text(encoding="utf-8")) if name != "seeds/"]
+    assert not hits, hits
+
+
+def test_playbook_stage_order_error_names_the_order(tmp_path):
+    from roce_wizard.playbook import PlaybookError, load_playbook  # noqa: PLC0415
+
+    path = tmp_path / "backwards.yaml"
+    path.write_text("name: backwards\nstages:\n  - id: switch\n  - id: bios\n", encoding="utf-8")
+    try:
+        load_playbook(str(path))
+    except PlaybookError as exc:
+        message = str(exc)
+    else:
+        raise AssertionError("a playbook with bios after switch loaded")
+    assert "stage bios is out of order" in message and "preflight, bios, esxi, vsphere" in message, message
+    assert "DOMAIN" not in message

@@ -1,8 +1,8 @@
 """The simulated ESXi host: esxcli, vim-cmd, esxcfg-*, reboot, and the MFT/NMST tools.
 
 Every output is rendered from the world model in the format the real tool prints (held against
-`../shared/corpus/` and seed 000): esxcli tables are padded to the widest cell with numbers and
-booleans right-aligned, `--formatter=csv` prints the field names without spaces in alphabetical
+the project's corpus of real captures and VMware's RoCE SR-IOV study): esxcli tables are padded to the widest cell
+with numbers and booleans right-aligned, `--formatter=csv` prints the field names without spaces in alphabetical
 order with a trailing comma on every line; mlxconfig, mlxfwmanager and mst follow the printf
 layouts of MFT 4.18 (the release seed 000 installs on ESXi 7.0U2). The lab never imports the
 parsers or the checks: it only prints what the hardware would show.

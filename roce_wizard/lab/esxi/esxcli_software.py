@@ -62,7 +62,7 @@ def _vibs_in_file(path: str) -> list[Vib] | None:
             return [_KNOWN_VIBS[name]]
     if base.endswith(".zip") and "nmlx5" in base.lower():
         return [scenarios.NMLX5_ASYNC, scenarios.NMLX5_RDMA_ASYNC]
-    # an offline bundle / component zip of the firmware tools (DOMAIN §7: NVIDIA ships them so too); the
+    # an offline bundle / component zip of the firmware tools (NVIDIA ships MFT for ESXi so too: RW201); the
     # real esxcli reads the bundle's index.xml, the lab goes by the name
     for name in ("nmst", "mft"):
         if base.endswith(".zip") and re.search(name, base, re.IGNORECASE):

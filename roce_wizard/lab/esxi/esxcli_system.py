@@ -82,7 +82,7 @@ def _params_set(ctx: Ctx, host: EsxiHost, opts: dict[str, Any]) -> Out | Reply:
         merged = dict(host.module_params)
         merged.update(new)
         new = merged
-    # esxcli stores the string as given: the WHOLE option string is replaced (DOMAIN §4)
+    # esxcli stores the string as given: the WHOLE option string is replaced (RW209's docstring)
     host.module_params = new
     return Out("none")
 

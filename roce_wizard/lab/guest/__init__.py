@@ -1,9 +1,9 @@
 """The simulated Linux guest (a VM with an SR-IOV VF) and bare-metal Linux host of the practice lab.
 
 Every output is computed from the world model and printed the way the real tool prints it (held
-against `../shared/corpus/` and seeds 000/001/004), so roce-wizard's production parsers and checks
-read the lab exactly as they read real machines. This module never imports `roce_wizard.parsers`
-or `checks/`.
+against the project's corpus of real captures and the published guides the checks cite), so roce-wizard's
+production parsers and checks read the lab exactly as they read real machines. This module never imports
+`roce_wizard.parsers` or `checks/`.
 
 What the world decides:
 - The RoCE netdev (`guest.roce_netdev`) exists in a VM only while the VM has its VF (vCenter gave

@@ -8,8 +8,8 @@ Each switch in the world gets an asyncssh server whose interactive shell is a :c
 a per-session state machine fed one line at a time, with the vendor's real prompts and modes
 (exec ``>``, enable ``#``, config, interface, and the vendor's own sub-modes), show commands
 rendered from the :class:`~roce_wizard.lab.world.Switch` in the vendor's real formats (held against
-``../shared/corpus/`` and the seeds), and config commands that change the world's
-``Switch``/``SwitchPort`` state, so a fix made over netmiko is what the next show prints and what
+the project's corpus of real captures and the published guides the checks cite), and config commands that change
+the world's ``Switch``/``SwitchPort`` state, so a fix made over netmiko is what the next show prints and what
 the rest of the lab (guests, perftest, incast) sees.
 
 The world's port fields are the truth: PFC on, no-drop priorities, trust, MTU, flow control, and ECN
@@ -34,8 +34,8 @@ prints it, OS10 `% Error: Unrecognized command.` as real OS10 10.5 answers quote
         minimum-threshold … maximum-threshold …`, `qos map dscp D to traffic-class T`, `flowcontrol send|receive
         on|off`, `mtu N` — Arista EOS User Manual, "Quality of Service" and Arista's AVD/Ansible schemas;
         `configure session NAME` / `commit` / `abort`, `copy running-config flash:F`, `configure replace
-        flash:F` (replace) and `copy flash:F running-config` (merge) — DOMAIN §3/§7; `terminal length|width N`
-        — netmiko's arista_eos driver.
+        flash:F` (replace) and `copy flash:F running-config` (merge) — an expert review of the project; `terminal
+        length|width N` — netmiko's arista_eos driver.
   Onyx  `dcb priority-flow-control enable force|priority N enable`, `interface ethernet X dcb
         priority-flow-control mode on force` — seed 001 and NVIDIA Onyx User Manual, "Priority Flow Control
         (PFC)"; `qos trust L2|L3|both|port`, `qos map dscp-to-switch-priority` — Onyx "QoS Commands";
@@ -48,7 +48,7 @@ prints it, OS10 `% Error: Unrecognized command.` as real OS10 10.5 answers quote
         `random-detect ecn` / `random-detect color …` / `random-detect NAME`, `service-policy`, `trust-map
         dscp`, `priority-flow-control mode on` — Dell SmartFabric OS10 User Guide 10.5.0, "Configure RoCE on the
         switch"; `mtu` — Dell's dellemc.os10 collection (os10_interface); `copy running-configuration
-        config://F` and `copy config://F running-configuration` (a MERGE: restore.py) — DOMAIN §7.
+        config://F` and `copy config://F running-configuration` (a MERGE: restore.py) — an expert review of the project.
   NVUE  lab/switch/nvue.py names its own.
 """
 

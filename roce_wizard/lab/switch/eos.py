@@ -152,7 +152,7 @@ class EosCommands:
                 self._save()
                 return "Copy completed successfully."
             m = re.fullmatch(r"copy (flash|checkpoint):([a-z0-9_.-]+) running-config", " ".join(low))
-            if m:  # a copy onto running-config MERGES (DOMAIN §7); only `configure replace` restores exactly
+            if m:  # a copy onto running-config MERGES (restore.py); only `configure replace` restores exactly
                 self._need_enable()
                 switch_restore.merge(self.switch, saved_file(self.switch, f"{m[1]}:{words[1].split(':', 1)[1]}",
                                                              f"% Error opening {words[1]} (No such file or directory)"))

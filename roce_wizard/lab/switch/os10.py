@@ -104,7 +104,7 @@ class Os10Commands:
             if len(words) == 3 and low[0] == "copy" and low[2] == "running-configuration" and \
                     low[1].startswith("config://"):
                 snap = saved_file(sw, f"os10:{words[1][9:]}", f"% Error: {words[1]}: No such file or directory")
-                # a copy onto the running configuration MERGES (DOMAIN §7): what a change added stays
+                # a copy onto the running configuration MERGES (restore.py): what a change added stays
                 switch_restore.merge(sw, snap)
                 _os10_derive(self.world, sw)
                 return ""

@@ -13,7 +13,8 @@ step 2 and 3, whose lines this module accepts and prints:
       random-detect wred_ecn
 
 `random-detect ecn` is a line of the WRED profile, not of a queuing class: typed in a class, OS10's
-parser does not know it and answers `% Error: Unrecognized command.` (DOMAIN §7). A class's
+parser does not know it and answers `% Error: Unrecognized command.` (the Dell guide above puts ECN
+in a WRED profile; the refusal follows from it, no capture of it was found). A class's
 `random-detect NAME` must name an existing profile. The thresholds are kept as typed (KB and %).
 """
 

@@ -1,6 +1,6 @@
 """Putting a saved configuration back: REPLACE (what the vendors' replace commands do) or MERGE (a copy).
 
-DOMAIN §7 (expert review): copying a saved file onto the running configuration MERGES — the file's
+An expert review of the project found: copying a saved file onto the running configuration MERGES — the file's
 lines are applied on top, lines the file does not have stay — so a "rollback" by copy leaves every
 line a change added. Only the replace commands restore the file exactly:
   - EOS `configure replace <url>` replaces; `copy <url> running-config` merges.

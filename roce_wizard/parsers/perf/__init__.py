@@ -1,6 +1,6 @@
 """Parsers for the validate-stage tools: perftest, OSU micro-benchmarks, UCX logs of an MPI run.
 
-Kinds (DOMAIN §6):
+Kinds (docs/facts.md):
 
 - ``perftest``        ib_send_bw / ib_write_bw / ib_read_bw / ib_atomic_bw and the ``_lat`` twins.
 - ``osu``             OSU micro-benchmarks (``# OSU MPI Latency Test v5.8`` + ``# Size ...`` table).

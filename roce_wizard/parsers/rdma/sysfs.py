@@ -1,6 +1,6 @@
 """The kernel's own view of what MLNX_OFED's show_gids and cma_roce_mode print, for inbox rdma-core hosts
 (no MLNX_OFED): sysfs GID attributes and rdma_cm's configfs. Facts use the show_gids / cma_roce_mode
-vocabulary (DOMAIN §6), so the checks that read those kinds accept either source; rdma/show_gids.py and
+vocabulary (docs/facts.md), so the checks that read those kinds accept either source; rdma/show_gids.py and
 rdma/cma_roce_mode.py hand these texts over here.
 
 GIDs: `grep -H . /sys/class/infiniband/*/ports/*/gids/* /sys/class/infiniband/*/ports/*/gid_attrs/types/*

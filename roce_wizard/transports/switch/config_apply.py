@@ -102,7 +102,7 @@ class _ConfigApply:
         log_lines: list[str] = []
         backup = {"eos": f"copy running-config flash:{name}.cfg", "onyx": f"configuration write to {name} no-switch",
                   "os10": f"copy running-configuration config://{name}.xml"}[vendor]
-        # the vendors' REPLACE: a copy onto the running config merges (DOMAIN §7), so EOS restores with
+        # the vendors' REPLACE: a copy onto the running config merges (an expert review's finding), so EOS restores with
         # `configure replace` and Onyx with `configuration switch-to`; OS10 documents no replace: its change
         # is undone by the inverse of exactly the lines it added, then read back (commands.switch_undo)
         restore = {"eos": f"configure replace flash:{name}.cfg", "onyx": f"configuration switch-to {name}",
