@@ -22,6 +22,7 @@ from roce_wizard.tui.cellwords import nothing_to_fix, rail_text, title_counts
 from roce_wizard.tui.keys import AppKeysFirst
 from roce_wizard.tui.readonly import BANNER, is_read_only
 from roce_wizard.tui.widgets.detail import cell_detail, fix_commands
+from roce_wizard.tui.widgets.incast_plot import FabricSummary, fabric_sentences, show_incast
 
 WIDE = 120  # columns from which the detail pane sits beside the grid instead of below it
 SCOPES = {"fix_cell": "this cell", "fix_host": "this host", "fix_check": "this check", "fix_stage": "the whole stage"}
@@ -60,6 +61,7 @@ class MainScreen(AppKeysFirst):
             yield OptionList(id="rail")
             with Vertical(id="center"):
                 yield Static(id="grid-title")
+                yield FabricSummary()  # the validate stage's sentence per node pair, above the grid
                 with Horizontal(id="panes"):
                     yield DataTable(id="grid", cursor_type="cell")
                     with VerticalScroll(id="detail-scroll"):
@@ -146,6 +148,8 @@ class MainScreen(AppKeysFirst):
         if self.app.busy:
             title.append(f"  [{self.app.busy} running]", style="bold")
         self.query_one("#grid-title", Static).update(title)
+        fabric = fabric_sentences(board.report) if self.stage is Stage.VALIDATE else {}
+        self.query_one(FabricSummary).show(list(fabric.values()), self.app.size.width >= WIDE)
 
     def row_cells(self, row: str, columns: tuple[str, ...]) -> list[Text]:
         board = self.app.board
@@ -181,6 +185,9 @@ class MainScreen(AppKeysFirst):
         if self.detail_of != (self.stage, row, code):  # another cell: its verdict first, not the old scroll position
             self.detail_of = (self.stage, row, code)
             self.query_one("#detail-scroll", VerticalScroll).scroll_home(animate=False, immediate=True)
+        findings = self.app.board.cell_findings(row, code) if row and code else []
+        sentences = fabric_sentences(self.app.board.report) if self.stage is Stage.VALIDATE and findings else {}
+        show_incast(self.query_one("#detail-scroll"), findings, sentences)
 
     def detail_text(self) -> str:
         """The detail pane as plain text (tests, screen readers of the log)."""
