@@ -134,6 +134,9 @@ def read_run(run: Path) -> RunRead:
         return RunRead(run, run_id, kind, started, [str(t) for t in planned or []], [],
                        error="its results could not be read (no results.json, no readable events)")
     rows = [r for r in results.get("results") or [] if isinstance(r, dict)]
+    if not rows:  # a doctor killed before its first verdict: its node was not checked, which is not a pass
+        return RunRead(run, run_id, kind, started, [str(t) for t in planned or []], [],
+                       error="it recorded no verdict (stopped before the checks ended?)")
     named = list(dict.fromkeys(str(r.get("target") or "") for r in rows) if planned is None else planned)
     targets = [str(t) for t in named if t and t != CROSS_TARGET]
     duration = (results.get("summary") or {}).get("duration_s") or ended.get("duration_s") or 0.0

@@ -115,3 +115,21 @@ def test_anonymize_is_refused_on_a_merge(collected, tmp_path):
     result = runner.invoke(app, ["export", "--run", str(collected["base"] / "runs"), "--anonymize",
                                  "-o", str(tmp_path / "x.tar.gz")])
     assert result.exit_code == 2 and "--anonymize exports one run at a time" in result.output
+
+
+def test_a_run_stopped_before_any_verdict_is_said_and_counts_as_could_not_run(collected, tmp_path):
+    # a node's doctor killed right after it started: its journal's first line and an empty raw/, nothing else
+    real = next((collected["base"] / "runs" / "node-c" / "runs").glob("2*"))
+    killed = tmp_path / "node-d" / "runs" / "20261126-235959-dead00"
+    (killed / "raw").mkdir(parents=True)
+    (killed / "events.jsonl").write_text((real / "events.jsonl").read_text().splitlines()[0] + "\n")
+    result = runner.invoke(app, ["analyze", str(real), str(killed)])
+    # doctor's rules: a failure (exit 1) still beats a node that could not be checked (3)
+    assert result.exit_code == (1 if collected["results"]["node-c"]["summary"]["fail"] else 3)
+    assert f"? {killed}: it recorded no verdict (stopped before the checks ended?)" in result.stdout
+    alone = runner.invoke(app, ["analyze", "--json", str(real), str(killed)])
+    data = json.loads(alone.stdout)
+    assert [r["error"] for r in data["merged"]["runs"] if r.get("error")] == \
+        ["it recorded no verdict (stopped before the checks ended?)"]
+    export = runner.invoke(app, ["export", "--run", str(real), "--run", str(killed), "-o", str(tmp_path / "x.tar.gz")])
+    assert export.exit_code == 2 and "it recorded no verdict" in export.output
