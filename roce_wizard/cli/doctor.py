@@ -56,7 +56,8 @@ def doctor(
     ip: Annotated[str | None, typer.Option(help="With --local: its RoCE IP address (roce.ip).")] = None,
 ) -> None:
     """Run the checks on every target of the inventory and report, by stage and target."""
-    from roce_wizard.engine import Mode, RunSetup, run  # noqa: PLC0415
+    from roce_wizard.cli.progress import RunProgress  # noqa: PLC0415
+    from roce_wizard.engine import Hooks, Mode, RunSetup, run  # noqa: PLC0415
     from roce_wizard.records.report import render_terminal, to_json_dict  # noqa: PLC0415
     from roce_wizard.records.runlog import RunLog, diff_results, previous_results  # noqa: PLC0415
 
@@ -88,7 +89,8 @@ def doctor(
     run_setup = RunSetup(targets, chosen, stage_of, policy, lambda: transport, runlog, inventory=inventory,
                          playbook=setup.playbook, concurrency=concurrency, command_timeout=timeout,
                          ledger_facts=replay is None, pending_from_ledger=replay is None)
-    report = asyncio.run(run(run_setup, Mode.CHECK)).report
+    with RunProgress.for_terminal(as_json) as bar:  # on a terminal only, erased before the report
+        report = asyncio.run(run(run_setup, Mode.CHECK, Hooks(on_event=bar.on_event))).report
     for used in {id(t): t for t in (transport.values() if isinstance(transport, dict) else [transport])}.values():
         for warning in getattr(used, "warnings", []):  # e.g. TLS verification turned off for a target
             make_console(stderr=True).print(f"[yellow]warning:[/] {printable(warning)}", highlight=False, soft_wrap=True)

@@ -54,6 +54,7 @@ def fix(
     Safe fixes apply by default; disruptive ones only with --allow-disruptive; manual ones are shown and
     never run. Changes that wait for a reboot are listed per host with their reason; --reboot reboots
     those hosts (in batches of --batch), waits for them, verifies and goes on until nothing is left."""
+    from roce_wizard.cli.progress import RunProgress  # noqa: PLC0415
     from roce_wizard.engine import Hooks, Mode, RunSetup, run  # noqa: PLC0415
     from roce_wizard.engine.events import FixStepRan, RebootProgress, RoundJudged, VmsStillOff  # noqa: PLC0415
     from roce_wizard.model import Safety  # noqa: PLC0415
@@ -164,7 +165,8 @@ def fix(
             vms_still_off(event.off)
 
     try:
-        outcome = asyncio.run(run(run_setup, Mode.FIX, Hooks(on_event=on_event, confirm=confirm)))
+        with RunProgress.for_terminal() as bar:  # checks judged and hosts back, on a terminal only
+            outcome = asyncio.run(run(run_setup, Mode.FIX, Hooks(on_event=bar.wrap(on_event), confirm=confirm)))
     except KeyboardInterrupt:
         runlog.close()
         make_console(stderr=True).print("[red]interrupted[/]" + (": the VMs it powered off are back on"

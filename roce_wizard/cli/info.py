@@ -24,7 +24,8 @@ from roce_wizard.textsafe import printable
 
 @app.command()
 def analyze(
-    paths: Annotated[list[Path], typer.Argument(help="Files, directories, run dirs or support bundles.")],
+    paths: Annotated[list[Path], typer.Argument(help="Files, directories, run dirs or support bundles; "
+                                                "several run dirs (or a directory of them) merge into one report.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print {files: [{path, kind, facts, findings}]}.")] = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show the facts read from each file.")] = False,
     checks_dir: Annotated[list[Path] | None, typer.Option(help="A directory of site checks to load as well.")] = None,
@@ -36,6 +37,13 @@ def analyze(
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise _err(f"no such file: {', '.join(missing)}")
+    from roce_wizard.records.merge import run_roots  # noqa: PLC0415
+
+    roots = run_roots(paths)
+    if len(roots) > 1:  # many nodes' run directories: one merged report (cli/merge.py)
+        from roce_wizard.cli.merge import analyze_merged  # noqa: PLC0415
+
+        raise typer.Exit(analyze_merged(roots, paths, _load_checks(checks_dir), as_json=as_json, verbose=verbose))
     try:  # a FIFO or device argument, a hostile or corrupt archive: refused with its name, exit 2
         files = analyze_paths(paths, _load_checks(checks_dir), Policy())
     except InputError as exc:
@@ -80,7 +88,8 @@ def analyze(
 def export(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="The .tar.gz to write (default "
                                                "roce-wizard-bundle-<run id>.tar.gz here).")] = None,
-    run: Annotated[Path | None, typer.Option("--run", help="The run directory to export.")] = None,
+    run: Annotated[list[Path] | None, typer.Option("--run", help="The run directory to export; repeated, or a "
+                                                   "directory of many runs: one merged bundle.")] = None,
     last: Annotated[bool, typer.Option("--last", help="Export the newest run (the default).")] = False,
     inventory: Annotated[Path | None, typer.Option("-i", "--inventory", help="Inventory YAML (default: the one "
                                                    "the run recorded).")] = None,
@@ -92,12 +101,19 @@ def export(
     """Write a support bundle (.tar.gz) of one run: summary (Markdown + HTML), results, events, raw outputs,
     versions, reboot ledger and the inventory, with every secret removed."""
     from roce_wizard.records.bundle import BundleError, build_bundle, check_writable, find_run, listing  # noqa: PLC0415
+    from roce_wizard.records.bundle.merged import build_merged_bundle  # noqa: PLC0415
+    from roce_wizard.records.merge import run_roots  # noqa: PLC0415
 
-    if run is not None and last:
+    if run and last:
         raise _err("--run and --last: pick one")
+    roots = run_roots(run or [])
     try:
-        run_dir = find_run(run)
-        bundle = build_bundle(run_dir, inventory_path=inventory, anonymize=anonymize)
+        if len(roots) > 1:  # many nodes' runs: one bundle with the merged report (records/bundle/merged.py)
+            bundle = build_merged_bundle(roots, inventory_path=inventory, anonymize=anonymize)
+        else:
+            for given in (run or [])[1:]:
+                find_run(given)  # a second --run that is no run directory is said, not ignored
+            bundle = build_bundle(find_run(run[0] if run else None), inventory_path=inventory, anonymize=anonymize)
         target = output if output is not None else Path.cwd() / bundle.default_name()
         if list_only:
             for line in listing(bundle, target):
