@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roce_wizard.model import RebootKind, Status, TargetKind
+from roce_wizard.records.wording import plural, plural_word
 
 HOST_KINDS = (TargetKind.ESXI, TargetKind.LINUX)
 HOST_REBOOTS = frozenset({RebootKind.HOST, RebootKind.FW_RESET, RebootKind.BIOS, RebootKind.DRIVER_RELOAD})
@@ -31,9 +32,9 @@ class RebootPreview:
             elif not vms:
                 said = "no VM running on it"
             elif power_off_vms:
-                said = f"powers off {len(vms)} VM(s) for it, on again after: {', '.join(vms)}"
+                said = f"powers off {plural(len(vms), 'VM')} for it, on again after: {', '.join(vms)}"
             else:
-                said = (f"{len(vms)} VM(s) run on it and stay on (no VM is powered off without --allow-disruptive; "
+                said = (f"{plural(len(vms), 'VM')} {plural_word(len(vms), 'runs', 'run')} on it and stay on (no VM is powered off without --allow-disruptive; "
                         f"maintenance mode waits for vCenter to move them): {', '.join(vms)}")
             out.append(f"{host}: maintenance mode, reboot, wait for it to come back, verify — {said}")
         for host, why in sorted(self.unreachable.items()):

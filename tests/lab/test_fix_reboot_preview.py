@@ -29,7 +29,7 @@ def test_fix_reboot_names_the_vms_it_powers_off_and_the_hosts_it_skips(tmp_path,
         out = result.output
         print(out[out.find("Reboots"):])
         assert "Reboots (this round" in out, out[-3000:]
-        assert (f"esx-01: maintenance mode, reboot, wait for it to come back, verify — powers off 1 VM(s) for it, "
+        assert (f"esx-01: maintenance mode, reboot, wait for it to come back, verify — powers off 1 VM for it, "
                 f"on again after: {vm}") in out
         skipped = next(line for line in out.splitlines() if line.strip().startswith("esx-02: skipped"))
         assert "unreachable (" in skipped and "refused" in skipped, skipped

@@ -82,7 +82,7 @@ async def test_pending_cell_and_f_says_why_nothing_runs(staged_lab):
         await until(pilot, lambda: isinstance(app.screen, FixProgressScreen), what="the progress screen")
         progress = app.screen
         await until(pilot, lambda: progress.state.startswith("re-verified") and idle(app)(), 120, "re-verification")
-        assert "0 of 1 fixed finding(s) now pass, 1 wait for a reboot" in progress.state
+        assert "0 of 1 fixed finding now pass, 1 wait for a reboot" in progress.state
         await pilot.press("escape")
 
         assert app.board.cell_status("esx-01", "RW209") is Status.PASS  # the status stays pass ...

@@ -185,7 +185,7 @@ async def test_y_copies_the_exact_fix_commands_of_the_cell():
         await pilot.press("y")
         await pilot.pause(0.2)
         assert app.clipboard == "".join(f"{s.command}\n" for s in plan.steps)
-        assert any("copied 2 line(s) of the fix for RW405 on compute-04" in str(n.message)
+        assert any("copied 2 lines of the fix for RW405 on compute-04" in str(n.message)
                    for n in app._notifications)
 
 

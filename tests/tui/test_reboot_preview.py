@@ -62,8 +62,8 @@ async def test_R_names_the_vms_it_powers_off_and_the_unreachable_host_it_skips(s
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 10, "the confirmation")
         dialog = app.screen
         body = [t.plain for t in dialog.body]
-        assert dialog.title_text.startswith("Reboot 1 host(s)"), dialog.title_text
-        assert body[0] == ("esx-01: maintenance mode, reboot, wait for it to come back, verify — powers off 1 VM(s) "
+        assert dialog.title_text.startswith("Reboot 1 host, "), dialog.title_text
+        assert body[0] == ("esx-01: maintenance mode, reboot, wait for it to come back, verify — powers off 1 VM "
                            f"for it, on again after: {vm}"), body
         assert body[1].startswith("esx-02: skipped — unreachable (") and "refused" in body[1], body
         await pilot.press("n")

@@ -67,7 +67,7 @@ def test_demo_at_80x24_fix_everything_through_both_confirmations_then_help_to_it
         assert buttons(preview) == ["Apply (y)", "Cancel (n)"], preview
         assert "a Fix all" not in preview.splitlines()[-1], "the main screen's keys leak into the dialog's footer"
         tmux.keys("y")
-        second = tmux.wait_for(lambda s: "disruptive fix(es) too?" in s and len(buttons(s)) == 2,
+        second = tmux.wait_for(lambda s: re.search(r"disruptive fix(es)? too\?", s) and len(buttons(s)) == 2,
                                "the second confirmation", 30)
         assert buttons(second) == ["Yes, include them (y)", "No, safe ones only (n)"], second
         print(f"the second confirmation at {WIDTH}x{HEIGHT}:\n{second}")

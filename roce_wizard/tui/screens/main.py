@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from roce_wizard.engine.fixes import Planned
 from roce_wizard.model import Stage
 from roce_wizard.records.report import PENDING_STYLE, PENDING_SYMBOL, STYLE
+from roce_wizard.records.wording import plural
 from roce_wizard.textsafe import printable
 from roce_wizard.tui import messages as msg
 from roce_wizard.tui.board import NOT_APPLICABLE, RUNNING
@@ -223,7 +224,7 @@ class MainScreen(AppKeysFirst):
             self.notify(f"nothing to copy: {code or row or 'no cell'} has no fix commands", title="copy")
             return
         self.app.copy_to_clipboard("\n".join(commands) + "\n")
-        self.notify(f"copied {len(commands)} line(s) of the fix for {code} on {row} to the clipboard",
+        self.notify(f"copied {plural(len(commands), 'line')} of the fix for {code} on {row} to the clipboard",
                     title="copy", markup=False)
 
     def action_stage(self, step: int) -> None:
