@@ -9,6 +9,7 @@ from rich.text import Text
 
 from roce_wizard.model import Safety, Stage, Status
 from roce_wizard.records.report import LABEL, PENDING_STYLE, PENDING_SYMBOL, PENDING_WORDS, STYLE
+from roce_wizard.records.wording import plural_word
 from roce_wizard.tui.board import BLOCKED, PENDING, Board
 
 # the order counts are said in: what needs the operator first after what is fine
@@ -50,8 +51,9 @@ def title_counts(counts: dict[Status | str, int]) -> Text:
         if key == PENDING and not counts.get(PENDING, 0):
             continue
         symbol, style = _sign(key)
-        word = PENDING_WORDS if key == PENDING else LABEL[key]
-        out.append(f"{symbol} {counts.get(key, 0)} {word}  ", style=style)
+        n = counts.get(key, 0)
+        word = PENDING_WORDS if key == PENDING else plural_word(n, "warning") if key == Status.WARN else LABEL[key]
+        out.append(f"{symbol} {n} {word}  ", style=style)
     return out
 
 
