@@ -33,6 +33,8 @@ class Fault:
     # check judges the hosts and VMs vCenter manages: RW301 is reported on esx-02, RW304 on compute-02):
     # (world, injection target) -> reported target; None: reported where injected
     reported_on: Callable[[World, str], str] | None = None
+    # further target kinds it can be injected on when named (`RW607@compute-02`); the default target is `kind`'s
+    also: tuple[str, ...] = ()
 
     def reported_target(self, world: World, target: str) -> str:
         return target if self.reported_on is None else self.reported_on(world, target)
@@ -79,7 +81,7 @@ def resolve_fault(world: World, code: str, target: str = "") -> tuple[Fault, str
         raise FaultError(f"{code} needs a {fault.kind} target and the lab has none")
     if not target:
         return fault, candidates[1] if len(candidates) > 1 else candidates[0]
-    if target in candidates:
+    if target in candidates or any(target in targets_of(world, k) for k in fault.also):
         return fault, target
     reported = {fault.reported_target(world, c): c for c in candidates}
     if target in reported:

@@ -5,9 +5,12 @@ Which ports: the inventory's cabling (`roce.switch_ports: ["<switch>:<port>"]`) 
 host for a VF guest (the VF's traffic leaves through the host's uplink). What is read, per netmiko device type
 (only views with a real capture and a parser; sources in tests/data/README-issue15.md):
 
-- arista_eos: `show interfaces counters queue detail` (kind eos_queue_counters): enqueued/dropped packets per port and
-  traffic class. Pauses per priority (`show priority-flow-control counters`) are not read: no real capture of
-  that view was found, so its format is unknown to the tool.
+- arista_eos: `show interfaces counters queue detail` (kind eos_queue_counters): enqueued/dropped packets and octets
+  per port and traffic class; and once, before, `show qos maps` (kind eos_qos_maps): the CoS → traffic-class map
+  that says which TC the lossless priority is (Arista EOS User Manual, "Quality of Service", QoS Data Fields and
+  Traffic Classes: https://arista.com/um-eos/eos-quality-of-service — the default maps CoS 0 → TC 1, CoS 1 → TC 0,
+  CoS n → TC n otherwise). Pauses per priority (`show priority-flow-control counters`) are not read: no real
+  capture of that view was found, so its format is unknown to the tool.
 - cumulus_nvue: `nv show interface <swp> qos roce counters` (kind nvue_qos_roce, `roce_counters`): RoCE pause
   packets rx/tx and RoCE no-buffer discards (the view counts the RoCE priority only).
 - sonic: `show pfc counters` (sonic_show_pfc: pause frames per port and priority) and `show queue counters`
@@ -62,11 +65,13 @@ def measured_ports(nodes: PairNodes) -> dict[str, dict[str, list[str]]]:
     return out
 
 
-def _commands(switch: Target, ports: list[str]) -> list[tuple[str, str]]:
-    """(step name, command) for one reading of a switch; [] when the vendor's counters are not read."""
+def _commands(switch: Target, ports: list[str], phase: str = "before") -> list[tuple[str, str]]:
+    """(step name, command) for one reading of a switch; [] when the vendor's counters are not read. EOS's
+    CoS → traffic-class map is read once, with the first reading."""
     dt = switch.device_type or ""
     if dt == EOS:
-        return [("queue", "show interfaces counters queue detail")]
+        return [("queue", "show interfaces counters queue detail")] + (
+            [("maps", "show qos maps")] if phase == "before" else [])
     if dt == SONIC:
         return [("pfc", "show pfc counters"), ("queue", "show queue counters")]
     if dt == NVUE:
@@ -92,12 +97,12 @@ def _command(nodes: PairNodes, policy: Policy) -> list[PairStep] | None:
         if _why_not(switch, sw) is not None:
             continue
         try:
-            cmds = _commands(switch, sorted(ports))  # type: ignore[arg-type]
+            cmds = {phase: _commands(switch, sorted(ports), phase) for phase in ("before", "after")}  # type: ignore[arg-type]
         except UnsafeValue:
             continue  # a port name with shell/CLI characters: that switch is left unread (said by the parser)
         for phase in ("before", "after"):
             steps += [PairStep(f"switch.{sw}.{phase}.{name}", "switch", cmd, on=sw, phase=phase)  # type: ignore[arg-type]
-                      for name, cmd in cmds]
+                      for name, cmd in cmds[phase]]
     return steps
 
 
@@ -105,7 +110,17 @@ def _delta(before: int | None, after: int | None) -> int | None:
     return None if before is None or after is None else after - before
 
 
-def _eos(outputs: Outputs, key: str, ports: list[str]) -> dict[str, Any]:
+def _eos_lossless_tc(outputs: Outputs, key: str, p: int) -> dict[str, Any]:
+    """The traffic class the lossless priority's frames are queued in: `show qos maps`'s CoS → TC map."""
+    maps = parse("eos_qos_maps", outputs.get(f"{key}.before.maps", (1, ""))[1]) or {}
+    tc = (maps.get("cos_tc") or {}).get(p)
+    if tc is None:
+        return {"lossless_tc": None, "map_note": "`show qos maps` gave no CoS → traffic-class map: which queue "
+                                                 f"priority {p} uses is not known"}
+    return {"lossless_tc": tc, "map_note": f"priority {p} → TC{tc} (`show qos maps`, Cos Tc map)"}
+
+
+def _eos(outputs: Outputs, key: str, ports: list[str], p: int) -> dict[str, Any]:
     read = [parse("eos_queue_counters", outputs.get(f"{key}.{phase}.queue", (1, ""))[1]) for phase in ("before", "after")]
     if read[0] is None or read[1] is None:
         return {"error": "`show interfaces counters queue` could not be read (see the raw output)"}
@@ -117,8 +132,9 @@ def _eos(outputs: Outputs, key: str, ports: list[str]) -> dict[str, Any]:
             out[port] = {"missing": True}
             continue
         out[port] = {"drops": {tc: _delta(qb.get(tc, {}).get("drop_pkts"), q.get("drop_pkts")) for tc, q in qa.items()},
-                     "enqueued": {tc: _delta(qb.get(tc, {}).get("enq_pkts"), q.get("enq_pkts")) for tc, q in qa.items()}}
-    return {"ports": out, "pauses_read": False}
+                     "enqueued": {tc: _delta(qb.get(tc, {}).get("enq_pkts"), q.get("enq_pkts")) for tc, q in qa.items()},
+                     "octets": {tc: _delta(qb.get(tc, {}).get("enq_octets"), q.get("enq_octets")) for tc, q in qa.items()}}
+    return {"ports": out, "pauses_read": False, **_eos_lossless_tc(outputs, key, p)}
 
 
 def _nvue(outputs: Outputs, key: str, ports: list[str], p: int) -> dict[str, Any]:
@@ -158,7 +174,8 @@ def _sonic(outputs: Outputs, key: str, ports: list[str]) -> dict[str, Any]:
         qa = {q.get("index"): q for q in queue[1]["queues"] if q.get("port") == port and q.get("type") == "UC"}  # type: ignore[index]
         drops = {i: _delta(qb.get(i, {}).get("drop_packets"), q.get("drop_packets")) for i, q in qa.items()
                  if isinstance(i, int)}
-        out[port] = {"drops": drops, "pauses": pauses}
+        octets = {i: _delta(qb.get(i, {}).get("bytes"), q.get("bytes")) for i, q in qa.items() if isinstance(i, int)}
+        out[port] = {"drops": drops, "pauses": pauses, "octets": octets}
     return {"ports": out, "pauses_read": True}
 
 
@@ -179,7 +196,7 @@ def _parser(nodes: PairNodes, policy: Policy, outputs: Outputs) -> dict[str, Any
                 entry["error"] = unreachable.removeprefix("roce-wizard: ")
             else:
                 dt = switch.device_type  # type: ignore[union-attr]
-                entry.update(_eos(outputs, key, sorted(ports)) if dt == EOS else
+                entry.update(_eos(outputs, key, sorted(ports), policy.pfc_priority) if dt == EOS else
                              _sonic(outputs, key, sorted(ports)) if dt == SONIC else
                              _nvue(outputs, key, sorted(ports), policy.pfc_priority))
             entry["commands"] = sorted({c for _, c in _commands(switch, sorted(ports))}) if switch else []  # type: ignore[arg-type]
@@ -191,5 +208,5 @@ def _parser(nodes: PairNodes, policy: Policy, outputs: Outputs) -> dict[str, Any
 
 SWITCH_COUNTERS = PairProbe(
     "switch_counters", _command, _parser,
-    parsers=("eos_queue_counters", "nvue_qos_roce", "sonic_show_pfc", "sonic_queue_counters"),
+    parsers=("eos_queue_counters", "eos_qos_maps", "nvue_qos_roce", "sonic_show_pfc", "sonic_queue_counters"),
     why_not="no measured node is cabled to a switch the inventory names (roce.switch_ports)")

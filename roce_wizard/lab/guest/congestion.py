@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from roce_wizard.lab.fabric import count_marks, remarks_in
 from roce_wizard.lab.guest.state import _gs, _switch_port, _vf_backing
 from roce_wizard.lab.world import Guest, SwitchPort, World
 
@@ -37,9 +38,22 @@ def rp_enabled(world: World, g: Guest, prio: int) -> bool:
     return _enabled(_gs(world, g), "dcqcn_rp", prio)
 
 
-def arriving_dscp(world: World, g: Guest, dscp: int) -> int:
-    """The DSCP packets sent with `dscp` carry when they reach `g` (0 when its switch port rewrites them)."""
-    return 0 if _gs(world, g).get("remarked") else dscp
+def arriving_dscp(world: World, g: Guest, dscp: int, sender: Guest | None = None) -> int:
+    """The DSCP packets sent with `dscp` carry when they reach `g`: 0 when g's switch port rewrites them on the
+    way out (bare metal, `remarked`), or when the port the sender's traffic enters re-marks it (a VF guest's
+    host uplink port, fabric.REMARK_IN)."""
+    if _gs(world, g).get("remarked"):
+        return 0
+    if sender is not None and remarks_in(world, _uplink_of(world, sender)):
+        return 0
+    return dscp
+
+
+def _uplink_of(world: World, g: Guest) -> tuple[str, str] | None:
+    if g.vm is None:
+        return g.name, g.roce_netdev
+    backing = _vf_backing(world, g)
+    return (backing[0].name, backing[1].name) if backing else None
 
 
 def facing_port(world: World, g: Guest) -> SwitchPort | None:
@@ -69,7 +83,7 @@ def marks(world: World, receiver: Guest, prio: int) -> bool:
     return True
 
 
-def count_ecn(world: World, sender: Guest, receiver: Guest, n: int, prio: int) -> None:
+def count_ecn(world: World, sender: Guest, receiver: Guest, n: int, prio: int, tc: int | None = None) -> None:
     """An incast of `n` streams on priority `prio` that congests the queue towards the receiver: the switch marks
     (when it does), the receiver's NP answers with CNPs (when enabled), the sender's RP handles them (when
     enabled). Counter names: mlx5 hw_counters np_ecn_marked_roce_packets, np_cnp_sent, rp_cnp_handled."""
@@ -77,6 +91,7 @@ def count_ecn(world: World, sender: Guest, receiver: Guest, n: int, prio: int) -
         return
     r, s = _gs(world, receiver)["rdma"], _gs(world, sender)["rdma"]
     r["ecn_marked"] += 2500 * n
+    count_marks(world, _uplink_of(world, receiver), prio if tc is None else tc, 2500 * n)  # the switch marked them
     if np_enabled(world, receiver, prio):
         r["cnp_sent"] += 2500 * n
         if rp_enabled(world, sender, prio):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import ipaddress
 
-from roce_wizard.lab.faults import Fault
+from roce_wizard.lab.fabric import REMARK_IN, cabled
+from roce_wizard.lab.faults import Fault, FaultError
 from roce_wizard.lab.guest import host_limits
 from roce_wizard.lab.guest.mpi import UCX_CONF
-from roce_wizard.lab.guest.state import OFED_BUNDLE, _gs, _lab
+from roce_wizard.lab.guest.state import OFED_BUNDLE, _gs, _lab, _vf_backing
 from roce_wizard.lab.world import Interface, World
 
 # ---------------------------------------------------------------------------- faults
@@ -158,9 +159,20 @@ def _rw606(world: World, target: str) -> None:
 
 
 def _rw607(world: World, target: str) -> None:
+    guest = world.guests[target]
+    if guest.vm is not None:
+        # a VF guest: the switch port towards its ESXi host's uplink re-marks what it receives from there to DSCP 0
+        # (an input policy map no QoS check reads): the node's RoCE is queued in the DSCP-0 class through the
+        # switch and arrives on priority 0 at the other node — only the switch's queue counters show it
+        backing = _vf_backing(world, guest)
+        found = cabled(world, (backing[0].name, backing[1].name)) if backing else None
+        if found is None:
+            raise FaultError(f"RW607@{target}: the VM has no VF on a cabled uplink")
+        found[0].__dict__.setdefault(REMARK_IN, set()).add(found[1].name)
+        return
     # the switch port towards the node rewrites the RoCE packets' DSCP to 0 on the way out (a QoS rewrite /
     # policy map no QoS check reads): they arrive on priority 0, lossy, though every setting on the path is right
-    _gs(world, world.guests[target])["remarked"] = True
+    _gs(world, guest)["remarked"] = True
 
 
 def _rw608(world: World, target: str) -> None:
@@ -204,8 +216,8 @@ VALIDATE_FAULTS: dict[str, Fault] = {f.code: f for f in (
     Fault("RW605", "guest", "the switch port towards the node has PFC but too little headroom: incast overflows",
           _rw605),
     Fault("RW606", "linux", "RoCE netdev RX ring 256: rx_out_of_buffer grows under incast", _rw606),
-    Fault("RW607", "linux", "the switch port towards the node rewrites RoCE to DSCP 0: it arrives on priority 0",
-          _rw607),
+    Fault("RW607", "linux", "the switch port towards the node rewrites RoCE to DSCP 0: it arrives on priority 0 "
+          "(on a VF guest: the port towards its host's uplink re-marks what the node sends)", _rw607, also=("guest",)),
     Fault("RW608", "linux", "the switch queue towards the node marks ECN only above its PFC XOFF point: never",
-          _rw608),
+          _rw608, also=("guest",)),
 )}

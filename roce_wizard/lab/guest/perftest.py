@@ -6,7 +6,7 @@ import ipaddress
 import random
 import time
 
-from roce_wizard.lab.fabric import count_stream
+from roce_wizard.lab.fabric import count_stream, switch_tc
 from roce_wizard.lab.guest import congestion, perftest_cli
 from roce_wizard.lab.guest.ethtool import _prio_for
 from roce_wizard.lab.guest.ofed import _next_pid
@@ -184,7 +184,7 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
     # the class this run's packets carry decides their priority at the receiver, and whether that priority
     # is lossless there: without --tclass (or -R -T) perftest sends DSCP 0, the lossy priority 0
     tclass = perftest_cli.traffic_class(o, guest.traffic_class)
-    prio = _prio_for(world, peer, congestion.arriving_dscp(world, peer, tclass >> 2))
+    prio = _prio_for(world, peer, congestion.arriving_dscp(world, peer, tclass >> 2, sender=guest))
     mode = _lossless(world, peer, prio) if n > 1 else "pfc"
     if mode == "pfc" and n > 1 and _gs(world, peer).get("headroom_short"):
         mode = "pfc-overrun"  # PFC is on but the pause lands after the buffer overflowed
@@ -207,7 +207,9 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
             out.append(f" {size:<10} {iters:<10}       {peak * conv:<7.2f}            {bw * conv:<7.2f}\t\t   "
                        f"{bw * 125 / size:<7.6f}")
         if n > 1:
-            _count_congestion(world, guest, peer, mode, n, prio)
+            _count_congestion(world, guest, peer, mode, n, prio,
+                              switch_tc(world, _uplink(world, peer), _uplink(world, guest), tclass >> 2,
+                                        _prio_for(world, guest, tclass >> 2)))
     else:
         out.append(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
                    "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ")
@@ -223,17 +225,16 @@ def _perftest(ctx: Ctx, argv: list[str]) -> Reply:
                        f"{t * rng.uniform(1.05, 1.12):<7.2f}  \t\t{tmax:<7.2f}   ")
     out.append(LINE)
     _count_rdma(world, guest, peer, moved, mtu, both_ways=(kind == "lat" or o.bidir), tclass=tclass)
-    count_stream(world, _uplink(world, peer), _uplink(world, guest), moved, max(1, moved // mtu), prio,
-                 mode if kind == "bw" else "pfc", n if kind == "bw" else 1)  # the switch ports on the way
+    if kind == "bw" and n > 1:  # the incast's pauses and drops on the switch ports on the way
+        count_stream(world, _uplink(world, peer), _uplink(world, guest), 0, 0,
+                     switch_tc(world, _uplink(world, peer), _uplink(world, guest), tclass >> 2,
+                               _prio_for(world, guest, tclass >> 2)), mode, n)
     return _ok("\n".join(out) + "\n")
 
 
 def _uplink(world: World, g: Guest) -> tuple[str, str] | None:
     """(host, nic) a node's RoCE traffic leaves through: its own netdev, or its ESXi host's VF uplink."""
-    if g.vm is None:
-        return g.name, g.roce_netdev
-    backing = _vf_backing(world, g)
-    return (backing[0].name, backing[1].name) if backing else None
+    return congestion._uplink_of(world, g)
 
 
 def _count_rdma(world: World, sender: Guest, receiver: Guest, nbytes: int, mtu: int, both_ways: bool = False,
@@ -247,13 +248,21 @@ def _count_rdma(world: World, sender: Guest, receiver: Guest, nbytes: int, mtu: 
         dscp = (tclass if tclass is not None else (g.traffic_class or 0)) >> 2
         for d in (direction, "rx" if direction == "tx" else "tx") if both_ways else (direction,):
             # what arrives is classified by the DSCP it arrives with (a switch may have rewritten it)
-            prio = _prio_for(world, g, congestion.arriving_dscp(world, g, dscp) if d == "rx" else dscp)
+            other = receiver if g is sender else sender
+            prio = _prio_for(world, g, congestion.arriving_dscp(world, g, dscp, sender=other) if d == "rx" else dscp)
             r[f"{d}_bytes"] += wire
             r[f"{d}_packets"] += pkts
             r[f"prio_{d}_bytes"][prio] += wire
+    for src, dst in ((sender, receiver), (receiver, sender)) if both_ways else ((sender, receiver),):
+        # through the switch: queued on the port towards dst, in the class the switch gives what src sends
+        dscp = (tclass if tclass is not None else (src.traffic_class or 0)) >> 2
+        into, out_of = _uplink(world, dst), _uplink(world, src)
+        count_stream(world, into, out_of, wire, pkts, switch_tc(world, into, out_of, dscp, _prio_for(world, src, dscp)),
+                     "pfc", 1)
 
 
-def _count_congestion(world: World, sender: Guest, receiver: Guest, mode: str, n: int, prio: int) -> None:
+def _count_congestion(world: World, sender: Guest, receiver: Guest, mode: str, n: int, prio: int,
+                      tc: int | None = None) -> None:
     """An incast stream on priority `prio`: pause frames when it is lossless, drops without, CNPs with ECN."""
     r, s = _gs(world, receiver)["rdma"], _gs(world, sender)["rdma"]
     if mode in ("lossy", "pfc-overrun"):
@@ -264,4 +273,4 @@ def _count_congestion(world: World, sender: Guest, receiver: Guest, mode: str, n
         r["pause_tx"][prio] += 120 * n  # and the receiver, its buffers filling, pauses the switch
     if _gs(world, receiver).get("rx_ring_small"):
         r["out_of_buffer"] += 310 * n
-    congestion.count_ecn(world, sender, receiver, n, prio)
+    congestion.count_ecn(world, sender, receiver, n, prio, tc)

@@ -53,7 +53,7 @@ def _measure(device_type: str, ports: tuple[str, str], before: dict[str, str], a
     outputs = {}
     for s in steps:
         name = s.key.split(f".{s.phase}.", 1)[1]
-        outputs[s.key] = (0, (before if s.phase == "before" else after)[name])
+        outputs[s.key] = (0, (before if s.phase == "before" else after).get(name, ""))  # a view not given: empty
     facts = SWITCH_COUNTERS.parser(nodes, policy, outputs)
     facts["validate_pair"] = {"pair": "node-a<->node-b", "sender": "node-a", "receiver": "node-b",
                               "nodes": [{"node": "node-a", "problems": []}, {"node": "node-b", "problems": []}]}
