@@ -130,5 +130,10 @@ def counter_point(step: dict[str, Any], p: int) -> dict[str, Any]:
     if not (step.get("receiver") or step.get("sender")):
         return {}
     c = congestion(step, p)
-    return {"priority": p, "pauses_p": c.pauses_p, "pauses_other": c.pauses - c.pauses_p, "ecn_marked": c.marked,
-            "cnp_sent": c.cnp_sent, "cnp_handled": c.cnp_handled, "discards": c.discards}
+    r, s = step.get("receiver") or {}, step.get("sender") or {}
+    # a counter neither node showed (a VF has no per-priority pause or port drop counters) is unknown, not 0
+    paused = any(k.startswith(("rx_prio", "tx_prio")) and k.endswith("_pause") for d in (r, s) for k in d)
+    dropped = any(k in r for k in ("rx_out_of_buffer", "out_of_buffer", "rx_discards_phy"))
+    return {"priority": p, "pauses_p": c.pauses_p if paused else None,
+            "pauses_other": c.pauses - c.pauses_p if paused else None, "ecn_marked": c.marked,
+            "cnp_sent": c.cnp_sent, "cnp_handled": c.cnp_handled, "discards": c.discards if dropped else None}
