@@ -9,10 +9,11 @@ from typing import Annotated
 import typer
 
 from roce_wizard.cli.base import _err, app
-from roce_wizard.cli.envfile_option import EnvFile
 from roce_wizard.cli.doctor import doctor
+from roce_wizard.cli.envfile_option import EnvFile
 from roce_wizard.console import make_console
 from roce_wizard.model import ExitCode
+from roce_wizard.records.wording import plural
 from roce_wizard.session import SetupError
 
 
@@ -62,11 +63,11 @@ def demo(
     if baremetal:  # bare metal only: N Linux nodes, their switch, no ESXi and no vCenter (lab up --hosts 0 --baremetal N)
         count = hosts or 2
         spec = LabSpec(scenario="fresh", hosts=0, baremetal=count, reboot_delay_s=reboot_delay)
-        what, playbook = f"{count} bare-metal nodes", "baremetal"
+        what, playbook = plural(count, "bare-metal node"), "baremetal"
     else:
         count = hosts or 4
         spec = LabSpec(scenario="fresh", hosts=count, reboot_delay_s=reboot_delay)
-        what, playbook = f"{count} hosts", "vsphere-sriov"
+        what, playbook = plural(count, "host"), "vsphere-sriov"
     console.print(f"[bold]roce-wizard demo[/]: starting the practice lab (scenario fresh, {what}) in {lab_dir}",
                   highlight=False)
     try:

@@ -95,3 +95,45 @@ def test_demo_at_80x24_fix_everything_through_both_confirmations_then_help_to_it
         assert not [p for p in processes if alive(p)], "processes left after q"
     finally:
         tmux("kill-server", check=False)
+
+
+@pytest.mark.slow
+def test_demo_at_80x24_a_staged_fix_shows_waits_for_a_reboot_not_a_pass(tmp_path):
+    """Issue 17 item 2 as a person sees it: fix the esxi stage without rebooting (`3`, `s`, both confirmations);
+    the cells whose change waits for the host's reboot read ⟳, the progress line and the grid title say so."""
+    from roce_wizard.lab.vcenter import default_cache_dir
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("TMUX", "ROCE_WIZARD_")) and k not in ("COLUMNS", "LINES")}
+    env.update(HOME=str(home), ROCE_WIZARD_STATE_DIR=str(tmp_path / "state"), TERM="xterm-256color",
+               XDG_CACHE_HOME=str(default_cache_dir().parent.parent), PYTHONPATH=str(Path.cwd()))
+    tmux = Tmux(f"roce-wizard-pending80-{os.getpid()}", env)
+    demo = f"{shlex.quote(sys.executable)} -m roce_wizard.cli demo --hosts 1 --reboot-delay 0.5"
+    tmux("new-session", "-d", "-s", "demo", "-x", str(WIDTH), "-y", str(HEIGHT), "-c", str(tmp_path), demo)
+    try:
+        tmux.wait_for(lambda s: "targets reachable" in s, "the preflight", 120)
+        tmux.keys("Enter")
+        tmux.wait_for(lambda s: "checks done:" in s and "running]" not in s and "Fix all" in s, "the first full run",
+                      120)
+        tmux.keys("3")
+        tmux.wait_for(lambda s: "ESXI" in s, "the esxi stage", 30)
+        tmux.keys("s")
+        preview = tmux.wait_for(lambda s: len(buttons(s)) == 2, "the stage's preview", 30)
+        assert buttons(preview) == ["Apply (y)", "Cancel (n)"], preview
+        tmux.keys("y")
+        second = tmux.wait_for(lambda s: re.search(r"disruptive fix(es)? too\?", s) and len(buttons(s)) == 2,
+                               "the second confirmation", 30)
+        tmux.keys("y")
+        done = tmux.wait_for(lambda s: "re-verified:" in s and buttons(s), "the re-verification", 300)
+        assert re.search(r"\d+ wait for a reboot", done), done
+        tmux.keys("Enter")
+        grid = tmux.wait_for(lambda s: "ESXI" in s and "Close (Enter)" not in s and "running]" not in s,
+                             "the main screen", 60)
+        rows = [line for line in grid.splitlines() if "esx-01" in line]
+        assert rows and "⟳" in rows[0], grid  # not ✓: the change is not in effect before the reboot
+        assert "wait for a reboot" in grid, grid  # the grid's title counts them apart from the passes
+        print(f"after the staged fix at {WIDTH}x{HEIGHT}:\n{grid}\n(second confirmation was:\n{second})")
+    finally:
+        tmux("kill-server", check=False)
