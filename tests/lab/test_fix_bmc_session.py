@@ -10,7 +10,6 @@ transport still reconnects after its reboot: the round after the boot reads the 
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -47,7 +46,7 @@ def test_one_login_per_bmc_for_a_whole_multi_round_fix_run(tmp_path, monkeypatch
 
         real = fix_cli.live_transports
 
-        def recording(*args, **kw):  # noqa: ANN002, ANN003
+        def recording(*args, **kw):
             out = real(*args, **kw)
             built.append(out[TargetKind.BMC])
             return out

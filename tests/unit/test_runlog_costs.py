@@ -39,7 +39,7 @@ class Calls:
         self.paths: list[str] = []
         real = getattr(os, name)
 
-        def spy(path, *args, **kw):  # noqa: ANN001, ANN002, ANN003
+        def spy(path, *args, **kw):
             self.paths.append(str(path))
             return real(path, *args, **kw)
 
