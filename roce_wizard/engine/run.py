@@ -12,6 +12,7 @@ Every mode writes the `inventory` event the support bundle relies on when it kno
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from roce_wizard.engine.events import (
 )
 from roce_wizard.engine.fixes import FixRun, Planned, apply_plans
 from roce_wizard.engine.judge import RunReport
+from roce_wizard.engine.kept import KeptTransports
 from roce_wizard.engine.pending import look_ledger, mark_pending
 from roce_wizard.engine.rounds import FixContext, Round, awaited, fix_until_ready, reboot_verdict
 from roce_wizard.model import ExitCode, LoadedCheck, Policy, Safety, Stage, Target
@@ -126,6 +128,17 @@ class RunOutcome:
 
 async def run(setup: RunSetup, mode: Mode | str, hooks: Hooks | None = None) -> RunOutcome:
     mode = Mode(mode)
+    if mode is Mode.CHECK:  # one look: one set of transports anyway
+        return await _run(setup, mode, hooks)
+    # fix and reboot: phase after phase; the BMCs' transport (one login each) serves them all (engine.kept)
+    kept = KeptTransports(setup.transports)
+    try:
+        return await _run(dataclasses.replace(setup, transports=kept), mode, hooks)
+    finally:
+        await kept.aclose()
+
+
+async def _run(setup: RunSetup, mode: Mode, hooks: Hooks | None) -> RunOutcome:
     hooks = hooks or Hooks()
 
     def emit(event: Event) -> None:

@@ -9,6 +9,7 @@ is null, never guessed.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -227,19 +228,30 @@ def _sniffer(kind: str):
 
 
 def find_object(raw: str | None, name: str) -> tuple[int, dict[str, Any]] | None:
-    """(1-based line, object) of the host / VM / switch called `name` in a raw query output."""
+    """(1-based line, object) of the host / VM / switch called `name` in a raw query output: the first
+    object line that names it (`"name": "…"` as json.dumps writes it) and whose own name it is."""
     if not raw:
         return None
+    return _objects_by_name(raw).get(name)
+
+
+@functools.lru_cache(maxsize=8)
+def _objects_by_name(raw: str) -> dict[str, tuple[int, dict[str, Any]]]:
+    """Every named object line of one raw output, read once: a check asks for each host and VM in it,
+    and scanning the whole output per host made the evidence quadratic in the hosts. Not to be mutated."""
+    out: dict[str, tuple[int, dict[str, Any]]] = {}
     for number, line in enumerate(lines(raw), 1):
         s = line.strip().rstrip(",")
-        if s.startswith("{") and f'"name": {json.dumps(name)}' in s:
-            try:
-                obj = json.loads(s)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(obj, dict) and obj.get("name") == name:
-                return number, obj
-    return None
+        if not (s.startswith("{") and '"name": ' in s):
+            continue
+        try:
+            obj = json.loads(s)
+        except (json.JSONDecodeError, RecursionError):
+            continue
+        name = obj.get("name") if isinstance(obj, dict) else None
+        if isinstance(name, str) and name not in out and f'"name": {json.dumps(name)}' in s:
+            out[name] = number, obj
+    return out
 
 
 def fragment(raw: str | None, name: str, *keys: str, match: dict[str, Any] | None = None) -> str | None:

@@ -139,6 +139,7 @@ def ledger_from_events(events: Iterable[dict[str, Any]],
     ledgers: dict[str, HostLedger] = {}
     boot_epoch: dict[str, float] = {}  # ESXi: the boot moment last seen
     open_record: dict[str, RebootRecord] = {}
+    staged_checks: set[str] = set()  # every check a pending item was ever made for (a pass of another moves none)
 
     def of(name: str) -> HostLedger:
         if name not in ledgers:
@@ -171,7 +172,7 @@ def ledger_from_events(events: Iterable[dict[str, Any]],
                     booted(ledger)
                 ledger.boot_id, ledger.boot_seen_at = boot, ts
                 continue
-            if status == "pass":
+            if status == "pass" and check in staged_checks:  # not one walk of every ledger per pass
                 # a change planned on one target (vCenter) about another (a VM): done when that one passes
                 word = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
                 for other in ledgers.values():
@@ -184,6 +185,7 @@ def ledger_from_events(events: Iterable[dict[str, Any]],
             ledger = of(name)
             if check == "RW214" and status in ("fail", "warn"):
                 if not any(p.check == "RW214" and not p.booted_over for p in ledger.pending):
+                    staged_checks.add("RW214")
                     ledger.pending.append(PendingItem("RW214", name, RebootKind.HOST, str(event.get("summary") or ""),
                                                       ts, ledger.boot_id, run=run))
             elif status == "pass":
@@ -211,6 +213,7 @@ def ledger_from_events(events: Iterable[dict[str, Any]],
             check, reason = str(event.get("check") or ""), str(event.get("description") or "")
             # one item per change (a plan over several VMs has a step, and an item, per VM)
             ledger.pending = [p for p in ledger.pending if (p.check, p.reason) != (check, reason)]
+            staged_checks.add(check)
             ledger.pending.append(PendingItem(check, name, reboot_kind, reason, ts, ledger.boot_id, run=run))
         elif kind == "reboot-requested":
             ledger = of(name)

@@ -39,7 +39,12 @@ def style_of(f: Finding) -> str:
     return PENDING_STYLE if f.status is Status.PASS and f.pending_reboot else STYLE[f.status]
 
 
+_PLAIN = (str, int, float, bool, type(None))  # exact types: what a JSON round trip gives back unchanged
+
+
 def _jsonable(value: Any) -> Any:
+    if type(value) in _PLAIN:  # most observed/expected values: no round trip through the encoder
+        return value
     return json.loads(json.dumps(value, default=str))
 
 

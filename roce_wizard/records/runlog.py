@@ -5,8 +5,8 @@ Layout under the user's state dir (``$ROCE_WIZARD_STATE_DIR`` or the platform's,
 
     runs/20261121-051200-3fa2c1/
         events.jsonl            one JSON object per line, fsync'd within milliseconds (group commit)
-        raw/<target>/<probe>.json   command, stdout, stderr, exit status, duration (replayable)
-        results.json            what `doctor --json` printed
+        raw/<target>/<probe>.json   command, stdout, stderr, exit status, duration (replayable; compact JSON)
+        results.json            what `doctor --json` printed (compact JSON: read by programs)
     runs/latest -> 20261121-051200-3fa2c1  (a text file holding the name: symlinks are not everywhere)
 
 Directories are 0700 and files 0600: outputs can name hosts, addresses and serials.
@@ -41,19 +41,33 @@ def runs_dir(base: Path | None = None) -> Path:
     return (base or state_dir()) / "runs"
 
 
+# files programs read back (raw records, results.json): compact, so json uses its C encoder (indent turns it off)
+_COMPACT = (",", ":")
+
+
 def _mkdir_private(path: Path) -> None:
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path, 0o700)
 
 
 def _write_private(path: Path, text: str, sync: bool = True) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    """Write `text` to `path` as a 0600 file. A new file is created with mode 0600 (a umask only takes bits
+    away); only a file that existed is chmod'ed, through its descriptor (one path lookup, not two)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    try:
+        fd = os.open(path, flags | os.O_EXCL, 0o600)
+    except FileExistsError:
+        fd = os.open(path, flags, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+        except BaseException:
+            os.close(fd)
+            raise
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
         if sync:
             os.fsync(fh.fileno())
-    os.chmod(path, 0o600)
 
 
 def file_name(value: str) -> str:
@@ -112,6 +126,7 @@ class _EventWriter:
 class RunLog:
     path: Path
     _writer: _EventWriter | None = field(default=None, repr=False, compare=False)
+    _raw_dirs: set[str] = field(default_factory=set, repr=False, compare=False)  # raw/<target>/ made by this run
 
     @classmethod
     def create(cls, base: Path | None = None, kind: str = "doctor") -> RunLog:
@@ -141,16 +156,20 @@ class RunLog:
             self._writer = None
 
     def raw(self, target: str, probe: str, record: dict[str, Any]) -> Path:
-        directory = self.path / "raw" / file_name(target)
-        _mkdir_private(directory)
+        name = file_name(target)
+        directory = self.path / "raw" / name
+        if name not in self._raw_dirs:  # once per target and run, not once per record
+            _mkdir_private(directory)
+            self._raw_dirs.add(name)
         path = directory / f"{file_name(probe)}.json"
         # raw outputs are evidence, not the journal: written whole, not fsync'd one by one
-        _write_private(path, json.dumps(record, indent=1, ensure_ascii=False), sync=False)
+        _write_private(path, json.dumps(record, ensure_ascii=False, separators=_COMPACT), sync=False)
         return path
 
     def write_results(self, results: dict[str, Any]) -> None:
         self.flush()
-        _write_private(self.path / "results.json", json.dumps(results, indent=1, ensure_ascii=False, default=str))
+        _write_private(self.path / "results.json",
+                       json.dumps(results, ensure_ascii=False, default=str, separators=_COMPACT))
         _write_private(self.path.parent / "latest", self.path.name + "\n")
 
     def events(self) -> list[dict[str, Any]]:

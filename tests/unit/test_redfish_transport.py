@@ -5,6 +5,7 @@ sessions, errors.)"""
 from __future__ import annotations
 
 import asyncio
+import ssl
 
 import pytest
 
@@ -61,3 +62,24 @@ def test_refused_is_refused():
     with pytest.raises(TransportError) as err:
         asyncio.run(go())
     assert err.value.kind is ConnectErrorKind.REFUSED and "port 1" in err.value.message
+
+
+def test_bmcs_that_trust_the_same_ca_share_one_tls_context(tmp_path):
+    """Issue 16: a TLS context that loads the system trust store holds ~0.85 MB; one per BMC was 218 MB at 256
+    BMCs. BMCs with the same ca_file share its context, BMCs without one share the system store's."""
+    from roce_wizard.lab.redfish.tls import write_certificates
+
+    ca_a, _, _ = write_certificates(tmp_path / "a")
+    ca_b, _, _ = write_certificates(tmp_path / "b")
+
+    def bmc(name: str, ca: object = None) -> Target:
+        return Target(name=name, kind=TargetKind.BMC, address="127.0.0.1", port=1,
+                      options={"ca_file": str(ca)} if ca else {})
+
+    transport = RedfishTransport(password_resolver=lambda t: "x")
+    a1, a2, b1 = (transport._verify(bmc("bmc-1", ca_a)), transport._verify(bmc("bmc-2", ca_a)),
+                  transport._verify(bmc("bmc-3", ca_b)))
+    system1, system2 = transport._verify(bmc("bmc-4")), transport._verify(bmc("bmc-5"))
+    assert a1 is a2 and a1 is not b1 and system1 is system2 and system1 not in (a1, b1)
+    assert all(c.verify_mode is ssl.CERT_REQUIRED and c.check_hostname for c in (a1, b1, system1))
+    assert len(a1.get_ca_certs()) == 1 and a1.get_ca_certs() != b1.get_ca_certs()

@@ -36,6 +36,9 @@ class RedfishTransport(TransportOptions):
         self.warnings: list[str] = []  # e.g. TLS verification turned off for a target (the CLI prints them)
         self._bmcs: ConnectionCache[_Bmc] = ConnectionCache()
         self.stats: dict[str, BmcStats] = {}
+        # one TLS context per CA source, shared by the BMCs that trust it: a context that loads the system
+        # trust store holds ~0.85 MB, and a fleet has hundreds of BMCs (issue 16: RSS at 256 hosts)
+        self._contexts: dict[str, ssl.SSLContext] = {}
 
     async def session(self, target: Target) -> RedfishSession:
         bmc = await self._bmcs.get(conn_key(target, DEFAULT_PORT), lambda: self._connect(target))
@@ -63,15 +66,21 @@ class RedfishTransport(TransportOptions):
         ca_file = target.options.get("ca_file")
         if ca_file:
             path = Path(str(ca_file)).expanduser()
-            try:
-                return ssl.create_default_context(cafile=str(path))
-            except (OSError, ssl.SSLError) as exc:
-                raise TransportError(
-                    ConnectErrorKind.TLS, target,
-                    f"cannot load options.ca_file {path} for {target.name}: {getattr(exc, 'strerror', None) or exc}; "
-                    "it must be a readable PEM file with the CA certificate that signed the BMC's certificate",
-                ) from exc
-        return ssl.create_default_context()
+            key = f"file:{path}"
+            if key not in self._contexts:
+                try:
+                    self._contexts[key] = ssl.create_default_context(cafile=str(path))
+                except (OSError, ssl.SSLError) as exc:
+                    raise TransportError(
+                        ConnectErrorKind.TLS, target,
+                        f"cannot load options.ca_file {path} for {target.name}: "
+                        f"{getattr(exc, 'strerror', None) or exc}; "
+                        "it must be a readable PEM file with the CA certificate that signed the BMC's certificate",
+                    ) from exc
+            return self._contexts[key]
+        if "system" not in self._contexts:
+            self._contexts["system"] = ssl.create_default_context()
+        return self._contexts["system"]
 
     async def _connect(self, target: Target) -> _Bmc:
         async with self.connect_slot():
