@@ -104,7 +104,8 @@ def doctor(
     runlog.close()
     _write_ci_reports(result_dict, junit_xml_file, ctrf_file)
     if as_json:
-        sys.stdout.write(json.dumps(result_dict, indent=2, ensure_ascii=False) + "\n")
+        json.dump(result_dict, sys.stdout, indent=2, ensure_ascii=False)  # streamed: no second copy as one string
+        sys.stdout.write("\n")
     else:
         render_terminal(report, console, verbose=verbose, changes=changes, quiet=quiet)
         _next_step(console, report, setup, inventory=None if local else inventory, playbook=playbook,
