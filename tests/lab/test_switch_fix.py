@@ -59,9 +59,9 @@ class SwitchLab:
         return self.env.get(ref.name) if ref is not None else None
 
     def transports(self) -> dict:
-        return {TargetKind.SWITCH: SwitchTransport(password_resolver=self.password, connect_timeout=10,
-                                                   command_timeout=20, verify=read_back),
-                TargetKind.ESXI: SshTransport(connect_timeout=5, command_timeout=20)}
+        return {TargetKind.SWITCH: SwitchTransport(password_resolver=self.password, connect_timeout=30,
+                                                   command_timeout=60, verify=read_back),
+                TargetKind.ESXI: SshTransport(connect_timeout=30, command_timeout=60)}
 
     def run(self, codes: tuple[str, ...]) -> RunReport:
         targets = [t for t in self.inventory.targets if t.kind in (TargetKind.SWITCH, TargetKind.ESXI)]

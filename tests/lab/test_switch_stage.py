@@ -63,10 +63,10 @@ class SwitchLab:
 
     def run(self) -> RunReport:
         targets = [t for t in self.inventory.targets if t.kind in (TargetKind.SWITCH, TargetKind.ESXI)]
-        ssh = SshTransport(connect_timeout=5, command_timeout=20, max_concurrent_connects=8)
+        ssh = SshTransport(connect_timeout=30, command_timeout=60, max_concurrent_connects=8)
         switches = SwitchTransport(
             password_resolver=self.password,
-            connect_timeout=10, command_timeout=20, max_concurrent_connects=8,
+            connect_timeout=30, command_timeout=60, max_concurrent_connects=8,
             session_log_dir=self.directory / "sessions")
         return asyncio.run(run_checks(targets, self.checks, {TargetKind.ESXI: ssh, TargetKind.SWITCH: switches},
                                       self.inventory.policy, stage_of=self.stage_of, command_timeout=20))
