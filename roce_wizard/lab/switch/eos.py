@@ -29,7 +29,8 @@ from roce_wizard.lab.world import Switch, SwitchPort
 
 
 class EosCommands:
-    """Arista EOS commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of"""
+    """Arista EOS commands of the lab CLI (a mixin of SwitchCli). Sources of its
+    outputs and refusals: the package docstring (lab/switch/__init__.py) and the checks that read them."""
 
     def _show_eos(self, sw: Switch, words: list[str], low: list[str]) -> str:
         head = low[0]

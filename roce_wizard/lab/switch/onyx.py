@@ -27,7 +27,8 @@ from roce_wizard.lab.world import Switch, SwitchPort
 
 
 class OnyxCommands:
-    """NVIDIA Onyx commands of the lab CLI (a mixin of SwitchCli; split out of lab/switch/__init__.py). Sources of"""
+    """NVIDIA Onyx commands of the lab CLI (a mixin of SwitchCli). Sources of its
+    outputs and refusals: the package docstring (lab/switch/__init__.py) and the checks that read them."""
 
     def _show_onyx(self, sw: Switch, words: list[str], low: list[str]) -> str:
         head = low[0]
