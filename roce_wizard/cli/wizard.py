@@ -96,7 +96,8 @@ def demo(
     if code is None:
         console.print("[dim]The practice lab is stopped.[/]", highlight=False)
         raise typer.Exit(wizard_code or 0)  # 130 when Ctrl-C stopped a fix (tui/stopped.py)
-    console.print(f"\n[dim]doctor exited {code}. The lab is stopped; `roce-wizard lab up --scenario fresh` "
+    keep = f"--baremetal {count} --hosts 0" if baremetal else f"--hosts {count}"
+    console.print(f"\n[dim]doctor exited {code}. The lab is stopped; `roce-wizard lab up --scenario fresh {keep}` "
                   "keeps one running for you to try fixes on.[/]", highlight=False)
     raise typer.Exit(0)
 

@@ -77,6 +77,7 @@ def test_demo_baremetal_no_tui(env):
     assert demo.returncode == 0, demo.stderr + demo.stdout
     out = demo.stdout
     assert "2 bare-metal nodes" in out and "--playbook baremetal" in out and "doctor exited 1" in out
+    assert "roce-wizard lab up --scenario fresh --baremetal 2 --hosts 0" in out  # the lab it suggests is this one
     assert "node-01" in out and "RW412" in out and "esx-" not in out  # fresh bare metal: linux stage fails
     lab_dirs = list((Path(env["ROCE_WIZARD_STATE_DIR"]) / "lab").iterdir())
     assert len(lab_dirs) == 1 and read_state(lab_dirs[0])["stopped"] is True
