@@ -285,7 +285,8 @@ async def fix_until_ready(ctx: FixContext, *, reboot: bool, batch: int = 1, max_
         still = list(off)
         if off and reboot:
             async with reboot_plan(keep_vms_off=False) as plan:
-                powered, still = await restore_vms(plan, off, ctx.runlog, on_progress)
+                powered, still = await restore_vms(plan, off, ctx.runlog, on_progress,
+                                                   in_maintenance=[h for h, e in book.items() if e.in_maintenance])
             if rounds:
                 rounds[-1].powered_on.extend(powered)
         # off by this tool on a host this run could not identify (it did not answer): named, never acted on

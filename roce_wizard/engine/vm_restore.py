@@ -60,17 +60,29 @@ def unconfirmed_vms_off(unscoped: Mapping[str, Any], scoped: Mapping[str, Any], 
 
 
 async def restore_vms(plan: Any, off: Iterable[VmStillOff], runlog: Any,
-                      progress: Callable[[str, Any, str], None]) -> tuple[list[str], list[VmStillOff]]:
-    """Power on each VM in `off` through vCenter: (powered on, still off with the reason)."""
-    from roce_wizard.engine.reboots import set_vm_power  # noqa: PLC0415
+                      progress: Callable[[str, Any, str], None],
+                      in_maintenance: Iterable[str] = ()) -> tuple[list[str], list[VmStillOff]]:
+    """Power on each VM in `off` through vCenter: (powered on, still off with the reason). A host this tool put
+    in maintenance mode and has not taken out (`in_maintenance`, from the ledger: a reboot interrupted after the
+    host came back, before it left maintenance mode) is taken out first — no VM powers on in maintenance mode,
+    and the host ran these VMs before this tool entered it, so leaving it is what restores the state."""
+    from roce_wizard.engine.reboots import exit_maintenance, set_vm_power  # noqa: PLC0415
 
     done: list[str] = []
     still: list[VmStillOff] = []
+    left = {h for h in in_maintenance if plan.vcenter is not None}
     for item in off:
         if plan.vcenter is None:
             item.error = "the inventory has no vCenter to power it on through"
             still.append(item)
             continue
+        if item.host in left:
+            left.discard(item.host)
+            progress(item.host, "power-on", "leaving maintenance mode (this tool entered it)")
+            try:
+                await exit_maintenance(plan, item.host, runlog)
+            except Exception:  # noqa: BLE001, S110 - the power-on below fails then, and says why
+                pass
         progress(item.host, "power-on", f"powering on VM {item.vm}")
         try:
             await set_vm_power(plan, item.vm, item.host, "on", runlog)
