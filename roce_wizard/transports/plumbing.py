@@ -101,8 +101,9 @@ class TransportOptions:
             finally:
                 self._active_connects -= 1
 
-    async def close(self) -> None:  # pragma: no cover - every transport has its own
-        raise NotImplementedError
+    async def close(self) -> None:
+        """Nothing to release here: the options hold no connection. Each transport that keeps connections
+        (its ConnectionCache) closes them in its own `close`; `async with` calls whichever is defined."""
 
     async def __aenter__(self) -> Self:
         return self
