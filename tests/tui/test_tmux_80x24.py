@@ -9,11 +9,10 @@ import re
 import shlex
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from .test_tmux_demo import Tmux, alive, descendants, pytestmark  # noqa: F401 - the same skip when tmux is missing
+from .test_tmux_demo import Tmux, alive, demo_env, descendants, pytestmark  # noqa: F401 - the same skip when tmux is missing
 
 WIDTH, HEIGHT = 80, 24
 
@@ -37,16 +36,11 @@ def test_buttons_reads_labels_between_button_edges():
 
 @pytest.mark.slow
 def test_demo_at_80x24_fix_everything_through_both_confirmations_then_help_to_its_end(tmp_path):
-    from roce_wizard.lab.vcenter import default_cache_dir, go_problem
+    from roce_wizard.lab.vcenter import go_problem
 
     if go_problem() is not None:
         pytest.skip(f"{go_problem()}: the demo's reboots go through the lab's vCenter")
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TMUX", "ROCE_WIZARD_")) and k not in ("COLUMNS", "LINES")}
-    env.update(HOME=str(home), ROCE_WIZARD_STATE_DIR=str(tmp_path / "state"), TERM="xterm-256color",
-               XDG_CACHE_HOME=str(default_cache_dir().parent.parent), PYTHONPATH=str(Path.cwd()))
+    env = demo_env(tmp_path)
     tmux = Tmux(f"roce-wizard-test80-{os.getpid()}", env)
     demo = f"{shlex.quote(sys.executable)} -m roce_wizard.cli demo --hosts 2 --reboot-delay 0.5"
     command = f"sh -c {shlex.quote(demo + '; echo $? > demo.exit')}"
@@ -101,14 +95,7 @@ def test_demo_at_80x24_fix_everything_through_both_confirmations_then_help_to_it
 def test_demo_at_80x24_a_staged_fix_shows_waits_for_a_reboot_not_a_pass(tmp_path):
     """Issue 17 item 2 as a person sees it: fix the esxi stage without rebooting (`3`, `s`, both confirmations);
     the cells whose change waits for the host's reboot read ⟳, the progress line and the grid title say so."""
-    from roce_wizard.lab.vcenter import default_cache_dir
-
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TMUX", "ROCE_WIZARD_")) and k not in ("COLUMNS", "LINES")}
-    env.update(HOME=str(home), ROCE_WIZARD_STATE_DIR=str(tmp_path / "state"), TERM="xterm-256color",
-               XDG_CACHE_HOME=str(default_cache_dir().parent.parent), PYTHONPATH=str(Path.cwd()))
+    env = demo_env(tmp_path)
     tmux = Tmux(f"roce-wizard-pending80-{os.getpid()}", env)
     demo = f"{shlex.quote(sys.executable)} -m roce_wizard.cli demo --hosts 1 --reboot-delay 0.5"
     tmux("new-session", "-d", "-s", "demo", "-x", str(WIDTH), "-y", str(HEIGHT), "-c", str(tmp_path), demo)

@@ -137,12 +137,10 @@ def test_grid_cells_reads_the_grid_rows_only():
     assert len(cells) == 22 and set(cells.values()) == {"✓"}, cells
 
 
-@pytest.mark.slow
-def test_demo_esxi_stage_to_green_from_the_keyboard_then_quit_cleanly(tmp_path):
-    from roce_wizard.lab.vcenter import default_cache_dir, go_problem
+def demo_env(tmp_path: Path) -> dict[str, str]:
+    """The environment a demo in tmux runs with: a throwaway HOME and state dir, a real terminal type."""
+    from roce_wizard.lab.vcenter import default_cache_dir
 
-    if go_problem() is not None:
-        pytest.skip(f"{go_problem()}: the demo's reboots go through the lab's vCenter")
     home = tmp_path / "home"
     home.mkdir()
     # COLUMNS and LINES would override the pane's size (Textual asks shutil.get_terminal_size, which takes
@@ -153,6 +151,16 @@ def test_demo_esxi_stage_to_green_from_the_keyboard_then_quit_cleanly(tmp_path):
                # the vCenter simulator built once (CI builds it before the tests) is found where it was
                # built, not rebuilt for the throwaway HOME
                XDG_CACHE_HOME=str(default_cache_dir().parent.parent), PYTHONPATH=str(Path.cwd()))
+    return env
+
+
+@pytest.mark.slow
+def test_demo_esxi_stage_to_green_from_the_keyboard_then_quit_cleanly(tmp_path):
+    from roce_wizard.lab.vcenter import go_problem
+
+    if go_problem() is not None:
+        pytest.skip(f"{go_problem()}: the demo's reboots go through the lab's vCenter")
+    env = demo_env(tmp_path)
     tmux = Tmux(f"roce-wizard-test-{os.getpid()}", env)
     # the demo's exit status is written by the shell that ran it: tmux 3.3a sometimes never fills in
     # #{pane_dead_status} under load (read ':' after 30 s), a file does not depend on when tmux reaps the pane
