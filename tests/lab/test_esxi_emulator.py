@@ -240,7 +240,7 @@ def test_module_params_set_replaces_the_whole_string(healthy):
     assert (r.exit, r.stdout) == (0, "")
     params = parse("esxi_module_params", sh(healthy, "esx-01", "esxcli --formatter=csv system module parameters "
                                                                  "list -m nmlx5_core").stdout)["params"]
-    assert params == {"pfctx": "0x08", "pfcrx": "0x08"}  # max_vfs, trust_state and ecn are gone: DOMAIN §4
+    assert params == {"pfctx": "0x08", "pfcrx": "0x08"}  # max_vfs, trust_state and ecn are gone: `-p` replaces the whole string (ESXi esxcli)
     assert host.module_params_active == scenarios.HEALTHY_PARAMS and host.reboot_required()
     assert parse("esxi_host_summary", sh(healthy, "esx-01", "vim-cmd hostsvc/hostsummary").stdout)["reboot_required"]
     sh(healthy, "esx-01", "esxcli system module parameters set -a -m nmlx5_core -p 'trust_state=2 max_vfs=0,0,8,7'")

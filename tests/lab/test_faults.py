@@ -189,7 +189,7 @@ def test_fault_fails_exactly_its_check(doctor, baseline, code):
         report = doctor.run(book)
     finally:
         doctor.reset()
-    # one setting seen from two places is reported once (DOMAIN §3: "report once per host"): vSphere's power
+    # one setting seen from two places is reported once ("report once per host"): vSphere's power
     # policy is /Power/CpuPolicy; RW307 reports it from vCenter, where the tool can fix it, and RW213 defers to it
     code = SAME_SETTING.get(code, code)
     check = CATALOG[code]

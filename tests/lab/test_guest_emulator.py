@@ -264,7 +264,7 @@ def active_mtu(world: World, name: str = "compute-01") -> int:
 
 
 def test_active_mtu_follows_the_smallest_mtu_on_the_path():
-    """Bare metal and VF alike: active_mtu is the port's own netdev MTU less the RoCE headers (DOMAIN §4)."""
+    """Bare metal and VF alike: active_mtu is the port's own netdev MTU less the RoCE headers (checks/guest/rw404_active_mtu.py)."""
     world = scenarios.healthy(2)
     assert active_mtu(world) == 4096
     sh(world, "compute-01", "ip link set dev ens256 mtu 1500")
@@ -281,7 +281,7 @@ def test_active_mtu_follows_the_smallest_mtu_on_the_path():
 def test_vf_active_mtu_follows_the_vf_netdev_not_the_host_uplink_or_vds():
     """mlx5_query_port_roce: active_mtu = min(IB_MTU_4096, iboe_get_mtu(ndev->mtu)), ndev the VF's own netdev.
 
-    The host's uplink vmnic and the VDS MTU never show in the guest's ibv_devinfo (DOMAIN §4/§7); the
+    The host's uplink vmnic and the VDS MTU never show in the guest's ibv_devinfo (a VF reports its own netdev's MTU); the
     netdev's MTU does, at once (the real ibv_devinfo prints `active_mtu: 1024 (3)` for it).
     """
     world = scenarios.healthy(2)
@@ -315,7 +315,7 @@ def test_show_gids_is_tab_separated_and_the_v2_index_moves():
     # a second IPv6 address added now goes after the IPv4: the index stays 3 …
     assert sh(world, "compute-01", "ip addr add fe80::1:2:3:4/64 dev ens256").exit == 0
     assert v2_index(world) == 3
-    # … until the next boot, when the link-local comes up before the IPv4: index 5 (DOMAIN §4)
+    # … until the next boot, when the link-local comes up before the IPv4: index 5 (the GID table follows address order)
     reboot(world, "compute-01")
     assert v2_index(world) == 5
     # NetworkManager's stable-privacy link-local does the same on a fresh guest

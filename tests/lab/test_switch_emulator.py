@@ -618,7 +618,7 @@ async def test_serve_registers_switches_with_the_lab(tmp_path: Path):
 
 
 def test_os10_takes_ecn_only_through_a_wred_profile():
-    """DOMAIN §7 / Dell SmartFabric OS10 User Guide 10.5.0 "Configure RoCE on the switch": ECN is a line of a
+    """Dell SmartFabric OS10 User Guide 10.5.0 "Configure RoCE on the switch": ECN is a line of a
     `wred` profile that the queuing class names; `random-detect ecn` typed in the class is not OS10's."""
     world = fresh(2, "os10")
     cli = _cli(world, "os10")

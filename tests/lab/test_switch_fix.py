@@ -199,7 +199,7 @@ def test_a_change_whose_verify_fails_is_rolled_back_and_logged(labs, tmp_path_fa
 
 
 def test_os10_rollback_types_the_inverse_of_what_the_change_added(labs, tmp_path_factory):
-    """DOMAIN §7: OS10's copy onto the running config merges (the lab merges too), so the transport undoes
+    """OS10's copy onto the running config merges (the lab merges too), so the transport undoes
     a change by the inverse of exactly the lines it added and reads the running config back. RW506's fix
     creates a WRED profile, a class-map and a policy-map; the switch keeps the port without ECN (freeze),
     the verify fails, and afterwards none of the three is left."""

@@ -1,6 +1,6 @@
 """The lab's Cumulus NVUE switch (lab/switch_nvue.py): what NVIDIA documents, and nothing else.
 
-- `nv set qos roce trust …` does not exist (DOMAIN §7): refused; `nv set qos roce mode lossless` does.
+- `nv set qos roce trust …` does not exist: refused; `nv set qos roce mode lossless` does.
 - `nv config apply` asks `Are you sure? [y/N]` unless `-y`; `nv config apply <rev> -y` puts a revision back.
 - netmiko's `cumulus_linux` driver (what the transport maps `cumulus_nvue` to) drives the shell.
 """
@@ -29,7 +29,7 @@ def _cli(fault: str | None = None) -> tuple[NvueCli, object]:
 def test_only_documented_nv_lines_are_taken():
     cli, _ = _cli("RW503")
     assert cli.prompt == "cumulus@sw-nvue-1:mgmt:~$ "
-    assert cli.run("nv set qos roce trust dscp").startswith("Error: ")  # not an NVUE command (DOMAIN §7)
+    assert cli.run("nv set qos roce trust dscp").startswith("Error: ")  # not an NVUE command
     assert cli.run("nv set qos roce enable on").startswith("Error: ")  # not vouched for by a source here
     assert cli.run("sudo vtysh") == "-bash: sudo: command not found"
     assert cli.run("nv config diff") == ""  # nothing pending after refusals

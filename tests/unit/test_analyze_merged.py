@@ -27,7 +27,7 @@ def analyze_json(path: Path) -> dict:
 
 
 def session(host: str, query: str) -> str:
-    """One ESXi host's terminal: the query, then the module parameters (DOMAIN §6 `session`)."""
+    """One ESXi host's terminal: the query, then the module parameters."""
     return "\n".join([f"[root@{host}:~] /opt/mellanox/bin/mlxconfig -e -d mt4119_pciconf0 query",
                       *query.strip("\n").split("\n"), f"[root@{host}:~] esxcfg-module -g nmlx5_core",
                       MODULE_PARAMS.rstrip("\n"), f"[root@{host}:~] "]) + "\n"

@@ -641,7 +641,7 @@ UCX_NEW_RC = """\
 [1762437137.926940] [ccdev0010:4015937:0]      ucp_worker.c:1903 UCX  INFO    ucp_context_0 inter-node cfg#1 tag(rc_mlx5/mlx5_0:1) rma(rc_mlx5/mlx5_0:1) am(rc_mlx5/mlx5_0:1) ka(ud_mlx5/mlx5_0:1)
 """
 
-# Hand-written: the silent fallback (DOMAIN §4). The WARN text is UCX's ucp_report_unavailable format
+# Hand-written: the silent fallback. The WARN text is UCX's ucp_report_unavailable format
 # (as quoted in ai-dynamo/dynamo issue #1209); the endpoint then goes over tcp, and osu_latency follows.
 UCX_FALLBACK_WITH_OSU = """\
 [1748330000.000000] [node1:1234 :0]     ucp_context.c:1321 UCX  WARN  network device 'mlx5_0:1' is not available, please use one or more of: 'eth0'(tcp), 'lo'(tcp)

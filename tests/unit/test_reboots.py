@@ -1,4 +1,4 @@
-"""The reboot ledger, folded from run-log events (DOMAIN.md §5)."""
+"""The reboot ledger, folded from run-log events."""
 
 from __future__ import annotations
 

@@ -93,7 +93,7 @@ def seen(f: Finding) -> str:
 
 
 def n_a_in_vf_guest(f: Finding) -> bool:
-    # QoS (RW409) and port pause (RW410) belong to the PF: n/a in a VF guest (DOMAIN §3, §7)
+    # QoS (RW409) and port pause (RW410) belong to the PF: n/a in a VF guest
     return f.check in ("RW409", "RW410", "RW413") and f.status is Status.SKIP and f.summary.startswith("n/a in a VF guest")
 
 
@@ -183,7 +183,7 @@ def test_esx02_lost_pfc_to_the_module_parameter_trap(run):
 
 
 def test_compute02_does_not_judge_port_pause_from_its_vf(run):
-    # DOMAIN §7: an mlx5 VF cannot read or set port pause; esx-02's global pause is RW212's (above)
+    # an mlx5 VF cannot read or set port pause; esx-02's global pause is RW212's (above)
     assert {c: s for c, s in run.not_passing("compute-02").items()
             if c not in ("RW409", "RW410") and not c.startswith("RW6")} == {}
     (pause,) = run.of("compute-02", "RW410")
@@ -275,7 +275,7 @@ def test_failures_are_exactly_the_story(run):
     warned = {(f.check, f.target) for f in run.report.findings if f.status is Status.WARN}
     assert warned == {("RW213", "esx-02")}
     # compute-04's GID index 5 against 3 elsewhere: said, not warned — no job pins UCX_IB_GID_INDEX and
-    # UCX's auto picks each node's own (DOMAIN §7)
+    # UCX's auto picks each node's own
     gid = next(f for f in run.report.findings if f.check == "RW407" and f.target == "all targets")
     assert gid.status is Status.PASS and gid.observed == {"compute-01": 3, "compute-02": 3, "compute-04": 5}
     assert run.report.exit_code is ExitCode.FAILED

@@ -1,4 +1,4 @@
-"""Switch rollback with the vendors' own semantics (DOMAIN §7), on the lab's vendor CLIs in process.
+"""Switch rollback with the vendors' own semantics, on the lab's vendor CLIs in process.
 
 - A copy of a saved file onto the running config MERGES on EOS (`copy flash:F running-config`) and
   OS10 (`copy config://F running-configuration`): the lines a change added stay. EOS `configure replace`

@@ -165,7 +165,7 @@ CASES: list[Case] = [
     Case("RW104", "dell-dapc-profile", WARN, {"redfish_bios": dell(SysProfile="PerfPerWattOptimizedDapc")},
          target=bmc(), summary_has="PerfPerWattOptimizedDapc"),
     Case("RW104", "hpe-os-control", PASS, {"redfish_bios": hpe()}, target=bmc(), summary_has="PowerRegulator"),
-    # DOMAIN §7: every performance profile passes; only the energy savers warn (values HAND-EDITED into
+    # every performance profile passes; only the energy savers warn (values HAND-EDITED into
     # the recorded documents)
     Case("RW104", "dell-performance-profile", PASS, {"redfish_bios": dell(SysProfile="PerfOptimized")},
          target=bmc(), summary_has="SysProfile = PerfOptimized"),

@@ -313,7 +313,7 @@ CASES: list[Case] = [
     Case("RW208", "trap-15-not-over-15", FAIL,
          {"mlxconfig_query": MLX_15, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
          target=esxi(), summary_has="NUM_OF_VFS=15 does not exceed 15"),
-    # DOMAIN §7: NUM_OF_VFS is a per-PF ceiling; the site's default rule still asks for Σ+1
+    # NUM_OF_VFS is a per-PF ceiling; the site's default rule still asks for Σ+1
     Case("RW208", "per-port-15-covers-8-and-7", PASS,
          {"mlxconfig_query": MLX_15, "esxi_module_params": PARAMS_SEED, "esxi_nic_list": NIC_SEED_CSV},
          target=esxi(), policy=PER_PORT, summary_has="judged by per_port: the firmware covers every port"),
@@ -361,7 +361,7 @@ CASES: list[Case] = [
          policy=Policy(trust="pcp")),
     # RW211 ecn-enabled (warn)
     Case("RW211", "seed-csv", PASS, {"esxi_module_params": PARAMS_SEED}, target=esxi()),
-    # DOMAIN §7: the nmlx5 default is not assumed (0 in the 4.17 manual, 1 per seed 000 on 4.21)
+    # the nmlx5 default is not assumed (0 in the 4.17 manual, 1 per seed 000 on 4.21)
     Case("RW211", "unset-could-not-tell", WARN, {"esxi_module_params": esxcfg_module("max_vfs=0,0,8,7")},
          summary_has="could not tell whether ECN is on"),
     Case("RW211", "ecn-0", WARN, {"esxi_module_params": esxcfg_module(SEED_OPTIONS.replace("ecn=1", "ecn=0"))}),

@@ -204,7 +204,7 @@ def test_unsafe_values_never_reach_a_command():
 
 
 def test_rw201_installs_mft_and_nmst_from_offline_bundle_zips_when_the_datastore_has_no_vibs():
-    """DOMAIN §7: NVIDIA ships MFT/NMST for ESXi as offline-bundle / component zips as well as VIBs.
+    """NVIDIA ships MFT/NMST for ESXi as offline-bundle / component zips as well as VIBs.
     The datastore here holds only zips (names HAND-WRITTEN in NVIDIA's capitalised style)."""
     from roce_wizard.lab import esxi as lab_esxi
 

@@ -317,7 +317,7 @@ CASES: list[Case] = [
          policy=Policy(pfc_priority=4, roce_dscp=34), summary_has="expected only 4"),
     # RW410 linux-global-pause-off
     Case("RW410", "pause-off", Status.PASS, {"ethtool_pause": PAUSE_OFF}, target=guest(**BM)),
-    # DOMAIN §7: an mlx5 VF cannot read or set port pause (EOPNOTSUPP): n/a in a VF guest, even where
+    # an mlx5 VF cannot read or set port pause (EOPNOTSUPP): n/a in a VF guest, even where
     # ethtool printed something
     Case("RW410", "vf-guest-not-applicable", Status.SKIP,
          {"ethtool_pause": corpus_text("ethtool_pause/eth03-global-pause-rx-tx-on-tabs.txt")}, target=GUEST_T,
@@ -326,7 +326,7 @@ CASES: list[Case] = [
          summary_has="global pause is on (RX/TX) on eth03"),
     # RW411 roce-traffic-class
     Case("RW411", "tclass-106-is-dscp26", Status.PASS, {"roce_tc_sysfs": TC}, summary_has="DSCP 26"),
-    # DOMAIN §7: unset is a warning naming what must then set the class (not a pass)
+    # unset is a warning naming what must then set the class (not a pass)
     Case("RW411", "unset-app-must-set", Status.WARN, {"roce_tc_sysfs": _lines(TC, 1)},
          summary_has="unless every application sets its class: UCX_IB_TRAFFIC_CLASS=104, NCCL_IB_TC=104"),
     Case("RW411", "tclass-104-is-dscp26-not-ect", Status.PASS,
@@ -342,7 +342,7 @@ CASES: list[Case] = [
     # RW412 mlxconfig-linux
     Case("RW412", "cx4lx-8-vfs", Status.PASS, {"mlxconfig_query": MLXCFG_CX4LX, "sriov_numvfs": SRIOV_TOTAL_8},
          target=guest(kind=LINUX, netdev="enp6s0f1np1", pf_pci="0000:06:00.1", vfs=(8,))),
-    # DOMAIN §7: NUM_OF_VFS is per PF — 8 covers 8 VFs on one port and 7 on the other (not 15 summed)
+    # NUM_OF_VFS is per PF — 8 covers 8 VFs on one port and 7 on the other (not 15 summed)
     Case("RW412", "cx4lx-8-per-pf-covers-8-and-7", Status.PASS,
          {"mlxconfig_query": MLXCFG_CX4LX, "sriov_numvfs": SRIOV_TOTAL_8},
          target=guest(kind=LINUX, netdev="enp6s0f1np1", pf_pci="0000:06:00.1", vfs=(8, 7))),
@@ -418,7 +418,7 @@ def test_compare_gid_indexes_warns_when_indexes_differ_and_a_job_pins_one() -> N
 
 
 def test_compare_gid_indexes_says_a_difference_does_not_matter_when_nothing_pins_it() -> None:
-    """DOMAIN §7: UCX_IB_GID_INDEX=auto and NCCL >= 2.21.5 pick each node's RoCE v2 IPv4 GID themselves."""
+    """UCX_IB_GID_INDEX=auto and NCCL >= 2.21.5 pick each node's RoCE v2 IPv4 GID themselves."""
     compare = _compare()
     [note] = compare([_gid_finding("compute-01", 3), _gid_finding("compute-02", 5)])
     assert note.status is Status.PASS and "UCX_IB_GID_INDEX=auto" in note.summary
@@ -492,7 +492,7 @@ def test_rw412_judges_num_of_vfs_per_pf_not_summed():
 
 
 def test_rw404_never_sends_the_operator_to_a_switch_hop():
-    """DOMAIN §4/§7: active_mtu follows the LOCAL netdev MTU; a small switch hop never lowers it."""
+    """active_mtu follows the LOCAL netdev MTU; a small switch hop never lowers it."""
     for case in (c for c in CASES if c.code == "RW404" and c.expect is Status.FAIL):
         for f in run_case(case):
             text = f"{f.summary}\n{f.fix}".lower()

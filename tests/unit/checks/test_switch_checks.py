@@ -214,7 +214,7 @@ def test_rw502_to_rw506_fixes():
     assert "interface ethernet1/1/3\n service-policy input type network-qos roce-pfc" in os10
     assert "interface ethernet 1/3 qos trust L3" in _bad("RW503-onyx-fault").fix
     assert "interface ethernet1/1/3\n trust-map dscp default" in _bad("RW503-os10-fault").fix
-    # NVIDIA documents no `nv set qos roce trust` (DOMAIN §7); RoCE mode sets the trust with PFC and ECN
+    # NVIDIA documents no `nv set qos roce trust`; RoCE mode sets the trust with PFC and ECN
     nvue = _bad("RW503-corpus-nvue-pcp-only").fix
     assert "nv set qos roce mode lossless" in nvue and "qos roce trust" not in nvue
     assert "interface Ethernet3\n   mtu 9214" in _bad("RW504-eos-fault").fix  # EOS' maximum

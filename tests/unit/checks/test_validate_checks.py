@@ -158,7 +158,7 @@ def test_rw604_prints_an_mpmd_line_when_jobs_pin_a_gid_index_that_differs():
 
 
 def test_rw604_leaves_a_differing_gid_index_to_ucx_when_nothing_pins_it():
-    """DOMAIN §7: UCX_IB_GID_INDEX=auto (and NCCL >= 2.21.5) pick each node's RoCE v2 IPv4 GID themselves."""
+    """UCX_IB_GID_INDEX=auto (and NCCL >= 2.21.5) pick each node's RoCE v2 IPv4 GID themselves."""
     pair = {**_pair(), "nodes": [_node("compute-01", 3), _node("compute-02", 5)]}
     [f] = run_case(Case("RW604", "differ-auto", PASS, target=guest("compute-02"),
                         facts={"validate_pair": pair, "ucx_config": {"compute-01": {"UCX_IB_GID_INDEX": "auto"},
@@ -168,7 +168,7 @@ def test_rw604_leaves_a_differing_gid_index_to_ucx_when_nothing_pins_it():
     assert " : " not in line and "UCX_IB_GID_INDEX" not in line and "--hostfile hostfile" in line
     # NCCL: the GID index only in the set for NCCL older than 2.21.5
     assert f.details["nccl_env"]["compute-02"] == {"NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_TC": "106",
-                                                       "NCCL_SOCKET_IFNAME": "=ens256"}  # DSCP 26 with ECT(0), DOMAIN §7
+                                                       "NCCL_SOCKET_IFNAME": "=ens256"}  # DSCP 26 with ECT(0)
     assert f.details["nccl_env_before_2_21_5"]["compute-02"]["NCCL_IB_GID_INDEX"] == "5"
 
 
@@ -181,7 +181,7 @@ def test_the_real_ucx_default_gid_index_is_auto():
 
 
 def test_rw601_mtu_hint_says_active_mtu_is_local():
-    """DOMAIN §4/§7: active_mtu follows the node's own netdev; a small switch hop never lowers it."""
+    """active_mtu follows the node's own netdev; a small switch hop never lowers it."""
     case = next(c for c in CASES if c.id == "RW601-corpus-98g-of-200g")
     fix = next(f for f in run_case(case) if f.status is FAIL).fix
     assert "1024 means a hop" not in fix and "1024 means this node's own netdev MTU is below 4200" in fix

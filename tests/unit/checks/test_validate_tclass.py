@@ -1,5 +1,5 @@
 """RW604's traffic class: DSCP << 2 with ECT(0) (106 for DSCP 26), the same class perftest's --tclass gets,
-for UCX_IB_TRAFFIC_CLASS and NCCL_IB_TC (DOMAIN §7 "The traffic class's ECN bits"); a configured class with the
+for UCX_IB_TRAFFIC_CLASS and NCCL_IB_TC; a configured class with the
 same DSCP but not-ECT (104) is no contradiction, another DSCP (96) is."""
 
 from __future__ import annotations

@@ -150,7 +150,7 @@ CASES: list[Case] = [
     doctor("RW305", "lab-fault-not-reserved", FAIL, {"vsphere_vms": rec("rw305.vms")}, "memory is not reserved"),
     doctor("RW305", "fresh-not-reserved", FAIL, {"vsphere_vms": rec("fresh.vms")}),
     analyze("RW305", "analyze-healthy", PASS, {"vsphere_vms": rec("healthy.vms")}),
-    # DOMAIN §7: a full fixed reservation without the lock powers on: pass, with a note
+    # a full fixed reservation without the lock powers on: pass, with a note
     doctor("RW305", "full-fixed-reservation-not-locked", PASS,
            {"vsphere_vms": edited("healthy.vms", _fixed_full_reservation)}, "not locked to max: enough to power on"),
     doctor("RW305", "half-reservation", FAIL, {"vsphere_vms": edited("healthy.vms", _half_reservation)},
@@ -309,7 +309,7 @@ def test_rw301_fails_when_vsphere_and_max_vfs_disagree():
 
 
 def test_rw301_compares_each_pf_with_num_of_vfs_not_the_ports_summed():
-    # DOMAIN §7: NUM_OF_VFS is a per-PF ceiling. 8 + 7 = 15 VFs on the card with NUM_OF_VFS=15 (RW208
+    # NUM_OF_VFS is a per-PF ceiling. 8 + 7 = 15 VFs on the card with NUM_OF_VFS=15 (RW208
     # passed it, e.g. under policy per_port): each PF is covered, nothing fails here
     mine = _findings("RW301-healthy")
     CATALOG["RW301"].compare(mine, [*mine, _rw208("esx-01", {"vmnic2": 8, "vmnic3": 7}, 15)])
